@@ -1,0 +1,122 @@
+package spec
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/addonpack/addonpack/specs"
+)
+
+// addonSchema compiles the embedded addon.yaml schema once. It is immutable
+// after compilation, so sharing it is not mutable package state.
+var addonSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	raw, err := specs.Schemas.ReadFile(specs.AddonSchemaPath)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(refuseLoader{})
+	const url = "addon.schema.json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(url)
+})
+
+// refuseLoader refuses every external document: the schema is self-contained.
+type refuseLoader struct{}
+
+func (refuseLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("external $ref %q is not allowed", url)
+}
+
+// defMessages replaces pattern errors on the schema's named definitions by
+// sentences a person can act on.
+var defMessages = map[string]string{
+	"dnsLabel":  "must be a DNS-1123 label: lowercase letters, digits and '-', starting and ending with a letter or digit, at most 63 characters",
+	"semver":    "must be a strict semantic version MAJOR.MINOR.PATCH[-PRERELEASE][+BUILD], e.g. 1.2.3",
+	"url":       "must be an http:// or https:// URL",
+	"localPath": "must be a relative slash-separated path inside the package",
+}
+
+func validateAgainstSchema(doc any, file string) Errors {
+	sch, err := addonSchema()
+	if err != nil {
+		return Errors{{File: file, Msg: "internal: addon schema does not compile: " + err.Error()}}
+	}
+	verr := sch.Validate(doc)
+	if verr == nil {
+		return nil
+	}
+	ve, ok := verr.(*jsonschema.ValidationError)
+	if !ok {
+		return Errors{{File: file, Msg: verr.Error()}}
+	}
+	p := message.NewPrinter(language.English)
+	var errs Errors
+	seen := map[string]bool{}
+	for _, leaf := range leaves(ve) {
+		fe := &FieldError{File: file, Field: FieldPath(leaf.InstanceLocation), Msg: leafMessage(leaf, p)}
+		if key := fe.Error(); !seen[key] {
+			seen[key] = true
+			errs = append(errs, fe)
+		}
+	}
+	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Field < errs[j].Field })
+	return errs
+}
+
+func leaves(e *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	if len(e.Causes) == 0 {
+		return []*jsonschema.ValidationError{e}
+	}
+	var out []*jsonschema.ValidationError
+	for _, c := range e.Causes {
+		out = append(out, leaves(c)...)
+	}
+	return out
+}
+
+func leafMessage(e *jsonschema.ValidationError, p *message.Printer) string {
+	if _, ok := e.ErrorKind.(*kind.Pattern); ok {
+		for def, msg := range defMessages {
+			if strings.Contains(e.SchemaURL, "/$defs/"+def) {
+				return msg
+			}
+		}
+	}
+	if c, ok := e.ErrorKind.(*kind.Const); ok {
+		return fmt.Sprintf("must be %v", c.Want)
+	}
+	return e.ErrorKind.LocalizedString(p)
+}
+
+// FieldPath renders a JSON instance location as a dotted path with indexes:
+// ["spec","maintainers","0","name"] → "spec.maintainers[0].name".
+func FieldPath(loc []string) string {
+	var b strings.Builder
+	for _, tok := range loc {
+		if _, err := strconv.Atoi(tok); err == nil {
+			b.WriteString("[" + tok + "]")
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(tok)
+	}
+	return b.String()
+}

@@ -1,0 +1,113 @@
+package spec
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/opencontainers/go-digest"
+	"github.com/opencontainers/image-spec/specs-go"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+)
+
+// MaxManifestSize caps an addonpack manifest (4 MiB, the common registry limit).
+const MaxManifestSize = 4 << 20
+
+// Artifact is a parsed and checked addonpack manifest.
+type Artifact struct {
+	Manifest ocispec.Manifest
+	Config   ocispec.Descriptor  // the resolved addon.yaml as JSON
+	Content  ocispec.Descriptor  // layer 0: the package tree, tar+gzip
+	Schema   *ocispec.Descriptor // the component-config schema, if any
+}
+
+// NewManifest assembles the manifest of an add-on artifact. Layer order is
+// normative: the content layer first, then the schema layer.
+func NewManifest(config, content ocispec.Descriptor, schema *ocispec.Descriptor, annotations map[string]string) ocispec.Manifest {
+	layers := []ocispec.Descriptor{content}
+	if schema != nil {
+		layers = append(layers, *schema)
+	}
+	return ocispec.Manifest{
+		Versioned:    specs.Versioned{SchemaVersion: 2},
+		MediaType:    ManifestMediaType,
+		ArtifactType: ArtifactType,
+		Config:       config,
+		Layers:       layers,
+		Annotations:  annotations,
+	}
+}
+
+// ParseManifest decodes and checks an addonpack manifest. ref names it in errors.
+func ParseManifest(data []byte, ref string) (*Artifact, error) {
+	file := ref + " manifest"
+	bad := func(field, format string, args ...any) error {
+		return &FieldError{File: file, Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
+	if len(data) > MaxManifestSize {
+		return nil, bad("", "is %d bytes, more than the limit of %d", len(data), MaxManifestSize)
+	}
+	var m ocispec.Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, bad("", "not valid JSON: %v", err)
+	}
+	if m.SchemaVersion != 2 {
+		return nil, bad("schemaVersion", "is %d, want 2", m.SchemaVersion)
+	}
+	if m.MediaType != ManifestMediaType {
+		return nil, bad("mediaType", "is %q, want %q", m.MediaType, ManifestMediaType)
+	}
+	if m.ArtifactType != ArtifactType {
+		return nil, bad("artifactType", "is %q, want %q: not an addonpack artifact", m.ArtifactType, ArtifactType)
+	}
+	if m.Config.MediaType != ConfigMediaType {
+		return nil, bad("config.mediaType", "is %q, want %q", m.Config.MediaType, ConfigMediaType)
+	}
+	if err := checkDescriptor(m.Config, "config", bad); err != nil {
+		return nil, err
+	}
+	if len(m.Layers) == 0 {
+		return nil, bad("layers", "is empty: the content layer is missing")
+	}
+	a := &Artifact{Manifest: m, Config: m.Config, Content: m.Layers[0]}
+	if m.Layers[0].MediaType != ContentMediaType {
+		return nil, bad("layers[0].mediaType", "is %q, want the content layer %q", m.Layers[0].MediaType, ContentMediaType)
+	}
+	for i, l := range m.Layers {
+		field := fmt.Sprintf("layers[%d]", i)
+		if err := checkDescriptor(l, field, bad); err != nil {
+			return nil, err
+		}
+		switch {
+		case i == 0:
+		case isTarMediaType(l.MediaType):
+			return nil, bad(field+".mediaType", "is %q: only layers[0] may be a tar layer", l.MediaType)
+		case l.MediaType == SchemaMediaType:
+			if a.Schema != nil {
+				return nil, bad(field, "is a second schema layer")
+			}
+			l := l
+			a.Schema = &l
+		}
+		// Other non-tar layers are ignored, for forward compatibility.
+	}
+	return a, nil
+}
+
+func checkDescriptor(d ocispec.Descriptor, field string, bad func(string, string, ...any) error) error {
+	if err := d.Digest.Validate(); err != nil {
+		return bad(field+".digest", "%q is not a valid digest: %v", d.Digest, err)
+	}
+	if d.Digest.Algorithm() != digest.SHA256 && d.Digest.Algorithm() != digest.SHA512 {
+		return bad(field+".digest", "algorithm %q is not supported", d.Digest.Algorithm())
+	}
+	if d.Size < 0 {
+		return bad(field+".size", "is negative")
+	}
+	return nil
+}
+
+func isTarMediaType(mt string) bool {
+	base, _, _ := strings.Cut(mt, "+")
+	return strings.HasSuffix(base, ".tar") || strings.HasSuffix(base, "tar") || strings.Contains(mt, ".tar+")
+}
