@@ -1,0 +1,89 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+
+	"github.com/addonpack/addonpack/pkg/archive"
+	"github.com/addonpack/addonpack/pkg/build"
+	"github.com/addonpack/addonpack/pkg/layout"
+	"github.com/addonpack/addonpack/pkg/pull"
+	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/render"
+	"github.com/addonpack/addonpack/pkg/scaffold"
+	"github.com/addonpack/addonpack/pkg/schema"
+	"github.com/addonpack/addonpack/pkg/spec"
+)
+
+// Exit codes, documented in README.md ("Exit codes"). Scripts may rely on them.
+const (
+	ExitOK          = 0   // success
+	ExitFailure     = 1   // any other failure
+	ExitUsage       = 2   // bad command line: unknown flag, missing argument, bad reference syntax
+	ExitInvalid     = 3   // invalid input: add-on source, addon.yaml, schema, config, kustomization, artifact or unsafe archive content
+	ExitNotFound    = 4   // the reference, tag, digest or layout does not exist
+	ExitUnreachable = 5   // the registry could not be reached (DNS, connection, TLS)
+	ExitDenied      = 6   // the registry refused the credentials
+	ExitIntegrity   = 7   // the registry served bytes that do not match their digest or size
+	ExitConflict    = 8   // the target exists (non-empty directory); use --force
+	ExitInterrupted = 130 // interrupted by SIGINT or SIGTERM
+)
+
+// usageError marks command-line mistakes.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// ExitCode maps an error to the documented exit code.
+func ExitCode(ctx context.Context, err error) int {
+	var usage usageError
+	switch {
+	case err == nil:
+		return ExitOK
+	case ctx.Err() != nil || errors.Is(err, context.Canceled):
+		return ExitInterrupted
+	case errors.As(err, &usage), errors.Is(err, registry.ErrInvalidReference):
+		return ExitUsage
+	case errors.Is(err, registry.ErrDigestMismatch), errors.Is(err, registry.ErrSizeMismatch):
+		return ExitIntegrity
+	case errors.Is(err, registry.ErrUnauthorized):
+		return ExitDenied
+	case errors.Is(err, registry.ErrUnreachable):
+		return ExitUnreachable
+	case errors.Is(err, registry.ErrNotFound), errors.Is(err, fs.ErrNotExist):
+		return ExitNotFound
+	case errors.Is(err, pull.ErrTargetNotEmpty), errors.Is(err, scaffold.ErrExists):
+		return ExitConflict
+	case isInvalid(err):
+		return ExitInvalid
+	}
+	return ExitFailure
+}
+
+func isInvalid(err error) bool {
+	for _, target := range []error{
+		spec.ErrInvalid, build.ErrSource, schema.ErrInvalid, layout.ErrLayout, registry.ErrTooLarge,
+		archive.ErrUnsafePath, archive.ErrEntryType, archive.ErrDuplicate, archive.ErrLimit, archive.ErrIgnoreFile,
+		schema.ErrExternalRef, schema.ErrLimit, archive.ErrFormat, archive.ErrFileChanged,
+		render.ErrRemoteResource, render.ErrHelm, render.ErrPlugin, build.ErrRender,
+	} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	var rendered *render.RefusedError
+	return errors.As(err, &rendered)
+}
+
+// PrintError writes err to w the way every command reports failures.
+func PrintError(w io.Writer, err error) {
+	fmt.Fprintf(w, "Error: %v\n", err)
+	var usage usageError
+	if errors.As(err, &usage) {
+		fmt.Fprintln(w, "Run 'addonpack --help' for usage.")
+	}
+}

@@ -1,0 +1,38 @@
+package commands
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/addonpack/addonpack/pkg/scaffold"
+)
+
+func newInit(g *globals) *cobra.Command {
+	var opts scaffold.Options
+	cmd := &cobra.Command{
+		Use:   "init DIR",
+		Short: "Create a new, working add-on source directory",
+		Long: `init writes addon.yaml, a kustomize base (Namespace, ServiceAccount, Deployment, Service),
+a component-config schema with defaults, and the kustomize replacements that wire the
+config into the manifests. DIR must be missing or empty.`,
+		Example: `  addonpack init hello
+  addonpack init ./addons/dns --name cluster-dns`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			files, err := scaffold.Create(args[0], opts)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(g.streams.Err, "Created add-on %s:\n", args[0])
+			for _, f := range files {
+				fmt.Fprintf(g.streams.Out, "%s\n", f)
+			}
+			fmt.Fprintf(g.streams.Err, "Next: addonpack build %s\n", args[0])
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&opts.Name, "name", "", "add-on name (a DNS-1123 label); default: the directory name")
+	return cmd
+}
+

@@ -1,0 +1,64 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/addonpack/addonpack/pkg/pull"
+)
+
+func newPull(g *globals) *cobra.Command {
+	var (
+		dir  string
+		opts pull.Options
+		f    format
+	)
+	lf := newLimitFlags()
+	cmd := &cobra.Command{
+		Use:   "pull REF|LAYOUT -o DIR",
+		Short: "Fetch an add-on by digest and unpack its package tree",
+		Long: `pull resolves REF once to a digest, fetches the manifest, config and content layer by
+that digest (each checked for size and digest before it is read), and unpacks the tree
+safely into DIR: regular files and directories only, no path leaving DIR, bounded sizes.
+The tree is unpacked beside DIR and renamed into place only when complete, so a failed or
+interrupted pull leaves DIR as it was. DIR must be missing or empty, or --force replaces it.
+
+This release does not verify signatures yet: pull checks integrity (digests), not
+authenticity.`,
+		Example: `  addonpack pull localhost:5000/addons/hello:0.1.0 -o ./hello
+  addonpack pull registry.example.com/addons/hello@sha256:… -o ./hello --force`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if dir == "" {
+				return usageError{fmt.Errorf("-o DIR is required")}
+			}
+			limits, err := lf.limits()
+			if err != nil {
+				return err
+			}
+			opts.Limits = &limits
+			src, err := g.source(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			res, err := pull.Pull(cmd.Context(), src, dir, opts)
+			if err != nil {
+				return err
+			}
+			summary := map[string]any{"reference": res.Ref, "digest": res.Descriptor.Digest, "dir": res.Dir,
+				"name": res.Addon.Metadata.Name, "version": res.Addon.Spec.Version, "files": res.Stats.Files, "bytes": res.Stats.Bytes}
+			return f.print(g.streams.Out, summary, func(w io.Writer) error {
+				_, err := fmt.Fprintf(w, "Pulled %s %s (%s): %d files, %d bytes in %s\n",
+					res.Addon.Metadata.Name, res.Addon.Spec.Version, res.Ref, res.Stats.Files, res.Stats.Bytes, res.Dir)
+				return err
+			})
+		},
+	}
+	cmd.Flags().StringVarP(&dir, "output", "o", "", "directory to unpack into (required)")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "replace DIR if it is not empty")
+	lf.add(cmd)
+	addFormat(cmd, &f, false)
+	return cmd
+}

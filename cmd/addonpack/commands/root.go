@@ -1,0 +1,58 @@
+// Package commands is addonpack's command line: cobra commands that parse
+// flags, call one pkg/ function each, and print the result. No logic lives
+// here.
+package commands
+
+import (
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// Streams are the command's standard streams: data to Out, messages to Err.
+type Streams struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// Getenv reads the environment; main passes os.Getenv, tests a map lookup.
+type Getenv func(string) string
+
+// New returns the root command.
+func New(streams Streams, getenv Getenv) *cobra.Command {
+	g := &globals{streams: streams, getenv: getenv}
+	root := &cobra.Command{
+		Use:   "addonpack",
+		Short: "Package, sign, publish and consume Kubernetes add-ons as OCI artifacts",
+		Long: `addonpack packs a Kubernetes add-on — a kustomize base, an addon.yaml manifest and a
+component-config schema — into a reproducible OCI artifact that any registry can hold,
+and pulls it back checked, ready for kubectl, Flux or Argo CD.`,
+		Example: `  addonpack init hello
+  addonpack build hello
+  addonpack push hello localhost:5000/addons/hello:0.1.0
+  addonpack inspect localhost:5000/addons/hello:0.1.0
+  addonpack pull localhost:5000/addons/hello:0.1.0 -o ./hello-pulled`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(streams.In)
+	root.SetOut(streams.Out)
+	root.SetErr(streams.Err)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	g.addFlags(root)
+	root.AddCommand(
+		newInit(g), newBuild(g), newPush(g), newPull(g), newInspect(g),
+		newRegistry(g), newVersion(g),
+	)
+	return root
+}
+
+// exactArgs is cobra.ExactArgs whose error maps to the usage exit code.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
+}

@@ -1,0 +1,25 @@
+// Command addonpack packs, signs, publishes and consumes Kubernetes add-ons
+// as OCI artifacts. See README.md.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/addonpack/addonpack/cmd/addonpack/commands"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	streams := commands.Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}
+	err := commands.New(streams, os.Getenv).ExecuteContext(ctx)
+	code := commands.ExitCode(ctx, err)
+	if err != nil {
+		commands.PrintError(streams.Err, err)
+	}
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,112 @@
+// Package artifact reads addonpack artifacts from a registry or an OCI layout
+// through one small interface, resolving a reference once and checking every
+// byte against its descriptor before it is parsed.
+package artifact
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content"
+
+	"github.com/addonpack/addonpack/pkg/layout"
+	"github.com/addonpack/addonpack/pkg/registry"
+)
+
+// Source is where an artifact is read from. Every fetch is by digest and
+// checked for size and digest.
+type Source interface {
+	// Resolve returns the manifest descriptor; callers call it once.
+	Resolve(ctx context.Context) (ocispec.Descriptor, error)
+	FetchManifest(ctx context.Context, desc ocispec.Descriptor) ([]byte, error)
+	FetchBlobBytes(ctx context.Context, desc ocispec.Descriptor, max int64) ([]byte, error)
+	// FetchBlob streams a blob into w; on error, what w received is garbage.
+	FetchBlob(ctx context.Context, desc ocispec.Descriptor, w io.Writer) error
+	// Name is the reference or layout path, for messages.
+	Name() string
+	// Pinned names the artifact by digest: "registry/repo@sha256:…" or "layout@sha256:…".
+	Pinned(d ocispec.Descriptor) string
+}
+
+// Remote is a Source backed by a registry.
+type Remote struct {
+	Client *registry.Client
+	Ref    registry.Reference
+}
+
+func (r Remote) Resolve(ctx context.Context) (ocispec.Descriptor, error) {
+	return r.Client.Resolve(ctx, r.Ref)
+}
+
+func (r Remote) FetchManifest(ctx context.Context, d ocispec.Descriptor) ([]byte, error) {
+	return r.Client.FetchManifest(ctx, r.Ref, d)
+}
+
+func (r Remote) FetchBlobBytes(ctx context.Context, d ocispec.Descriptor, max int64) ([]byte, error) {
+	return r.Client.FetchBlobBytes(ctx, r.Ref, d, max)
+}
+
+func (r Remote) FetchBlob(ctx context.Context, d ocispec.Descriptor, w io.Writer) error {
+	return r.Client.FetchBlob(ctx, r.Ref, d, w)
+}
+
+func (r Remote) Name() string { return r.Ref.String() }
+
+func (r Remote) Pinned(d ocispec.Descriptor) string { return r.Ref.WithDigest(d.Digest).String() }
+
+// Layout is a Source backed by an OCI layout directory or tarball.
+type Layout struct {
+	Path  string
+	Store layout.Store
+	Root  ocispec.Descriptor
+}
+
+// OpenLayout opens "PATH[:TAG]" as a Source.
+func OpenLayout(ctx context.Context, spec string) (*Layout, error) {
+	store, root, err := layout.Open(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	path, _ := layout.Split(spec)
+	return &Layout{Path: path, Store: store, Root: root}, nil
+}
+
+func (l *Layout) Resolve(context.Context) (ocispec.Descriptor, error) { return l.Root, nil }
+
+func (l *Layout) FetchManifest(ctx context.Context, d ocispec.Descriptor) ([]byte, error) {
+	return l.FetchBlobBytes(ctx, d, 4<<20)
+}
+
+func (l *Layout) FetchBlobBytes(ctx context.Context, d ocispec.Descriptor, max int64) ([]byte, error) {
+	if d.Size > max {
+		return nil, fmt.Errorf("%s: blob %s is %d bytes, more than the limit of %d: %w", l.Path, d.Digest, d.Size, max, registry.ErrTooLarge)
+	}
+	var buf bytes.Buffer
+	if err := l.FetchBlob(ctx, d, &buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func (l *Layout) FetchBlob(ctx context.Context, d ocispec.Descriptor, w io.Writer) error {
+	rc, err := l.Store.Fetch(ctx, d)
+	if err != nil {
+		return fmt.Errorf("%s: blob %s: %w", l.Path, d.Digest, err)
+	}
+	defer rc.Close()
+	vr := content.NewVerifyReader(rc, d)
+	if _, err := io.Copy(w, vr); err != nil {
+		return fmt.Errorf("%s: blob %s: %w", l.Path, d.Digest, err)
+	}
+	if err := vr.Verify(); err != nil {
+		return fmt.Errorf("%s: blob %s: %w: %w", l.Path, d.Digest, registry.ErrDigestMismatch, err)
+	}
+	return nil
+}
+
+func (l *Layout) Name() string { return l.Path }
+
+func (l *Layout) Pinned(d ocispec.Descriptor) string { return l.Path + "@" + d.Digest.String() }

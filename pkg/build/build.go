@@ -1,0 +1,204 @@
+package build
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"testing/fstest"
+	"time"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content"
+
+	"github.com/addonpack/addonpack/pkg/archive"
+	"github.com/addonpack/addonpack/pkg/render"
+	"github.com/addonpack/addonpack/pkg/spec"
+)
+
+var (
+	// ErrSource is matched by errors about the source directory as a whole.
+	ErrSource = errors.New("invalid add-on source")
+	// ErrRender is matched when the kustomization does not build.
+	ErrRender = errors.New("kustomize build failed")
+)
+
+// Result describes a built artifact.
+type Result struct {
+	// Manifest is the root descriptor, with ArtifactType and annotations set.
+	Manifest ocispec.Descriptor
+	// Addon is the resolved addon.yaml stored as the config blob.
+	Addon *spec.Addon
+	// Annotations are the manifest annotations.
+	Annotations map[string]string
+	// Layers are the content layer and, if any, the schema layer.
+	Layers []ocispec.Descriptor
+}
+
+// Build validates the add-on source in dir, packs it and pushes the config,
+// the layers and the manifest into store. Nothing is pushed unless the whole
+// source is valid.
+func Build(ctx context.Context, dir string, store content.Pusher, opts Options) (*Result, error) {
+	src, err := loadSource(dir, opts.limits())
+	if err != nil {
+		return nil, err
+	}
+	tree, err := src.readTree()
+	if err != nil {
+		return nil, err
+	}
+	cc, err := src.checkConfig(opts.schemaLimits())
+	if err != nil {
+		return nil, err
+	}
+	in := render.Input{Files: tree, Root: src.addon.KustomizeRoot()}
+	if cc != nil {
+		in.Config, in.Components = cc.object, cc.components
+	}
+	rendered, err := render.Build(ctx, in)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", src.displayPath(src.addon.KustomizeRoot()), ErrRender, err)
+	}
+	resolved := *src.addon
+	if len(resolved.Spec.Images) == 0 {
+		if resolved.Spec.Images, err = render.Images(rendered); err != nil {
+			return nil, fmt.Errorf("%s: %w", src.displayPath(src.addon.KustomizeRoot()), err)
+		}
+	}
+
+	var layer bytes.Buffer
+	if err := archive.Write(ctx, &layer, src.memFiles(tree)); err != nil {
+		return nil, fmt.Errorf("packing %s: %w", dir, err)
+	}
+	configJSON, err := json.Marshal(resolved)
+	if err != nil {
+		return nil, err
+	}
+	annotations, err := opts.annotations(ctx, dir, &resolved)
+	if err != nil {
+		return nil, err
+	}
+
+	blobs := []blob{
+		{desc(spec.ConfigMediaType, configJSON, nil), configJSON},
+		{desc(spec.ContentMediaType, layer.Bytes(), map[string]string{spec.AnnotationTitle: spec.ContentTitle}), layer.Bytes()},
+	}
+	var schemaDesc *ocispec.Descriptor
+	if cc != nil {
+		d := desc(spec.SchemaMediaType, cc.schemaJSON, map[string]string{spec.AnnotationTitle: spec.SchemaTitle})
+		schemaDesc = &d
+		blobs = append(blobs, blob{d, cc.schemaJSON})
+	}
+	manifest := spec.NewManifest(blobs[0].desc, blobs[1].desc, schemaDesc, annotations)
+	manifestJSON, err := json.Marshal(manifest)
+	if err != nil {
+		return nil, err
+	}
+	root := desc(spec.ManifestMediaType, manifestJSON, nil)
+	root.ArtifactType = spec.ArtifactType
+	blobs = append(blobs, blob{root, manifestJSON})
+	for _, b := range blobs {
+		if err := pushOnce(ctx, store, b); err != nil {
+			return nil, err
+		}
+	}
+	root.Annotations = annotations
+	return &Result{Manifest: root, Addon: &resolved, Annotations: annotations, Layers: manifest.Layers}, nil
+}
+
+type blob struct {
+	desc ocispec.Descriptor
+	data []byte
+}
+
+func desc(mediaType string, data []byte, annotations map[string]string) ocispec.Descriptor {
+	return ocispec.Descriptor{MediaType: mediaType, Digest: digest.FromBytes(data), Size: int64(len(data)), Annotations: annotations}
+}
+
+// existenceChecker is what a store may offer to skip known blobs.
+type existenceChecker interface {
+	Exists(ctx context.Context, target ocispec.Descriptor) (bool, error)
+}
+
+func pushOnce(ctx context.Context, store content.Pusher, b blob) error {
+	if ec, ok := store.(existenceChecker); ok {
+		if ok, err := ec.Exists(ctx, b.desc); err == nil && ok {
+			return nil
+		}
+	}
+	if err := store.Push(ctx, b.desc, bytes.NewReader(b.data)); err != nil {
+		return fmt.Errorf("storing %s %s: %w", b.desc.MediaType, b.desc.Digest, err)
+	}
+	return nil
+}
+
+// readTree reads every package file once into memory, as the fs.FS the
+// render check needs and the source of the packed layer.
+func (s *source) readTree() (fstest.MapFS, error) {
+	tree := make(fstest.MapFS, len(s.files))
+	for _, f := range s.files {
+		data, err := s.read(f.Path)
+		if err != nil {
+			return nil, err
+		}
+		mode := fs.FileMode(0o644)
+		if f.Exec {
+			mode = 0o755
+		}
+		tree[f.Path] = &fstest.MapFile{Data: data, Mode: mode}
+	}
+	return tree, nil
+}
+
+// memFiles returns the scanned files with their content served from tree.
+func (s *source) memFiles(tree fstest.MapFS) []archive.File {
+	out := make([]archive.File, len(s.files))
+	for i, f := range s.files {
+		data := tree[f.Path].Data
+		f.Open = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+		out[i] = f
+	}
+	return out
+}
+
+// annotations returns the manifest annotations; created and revision come
+// from Options, else from git, else created is Epoch.
+func (o Options) annotations(ctx context.Context, dir string, a *spec.Addon) (map[string]string, error) {
+	created, revision := Epoch(), o.Revision
+	if o.VCS != nil {
+		info, err := o.VCS.Describe(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		if !info.Time.IsZero() {
+			created = info.Time
+		}
+		if revision == "" {
+			revision = info.Commit
+		}
+	}
+	if o.Created != nil {
+		created = *o.Created
+	}
+	m := map[string]string{
+		spec.AnnotationTitle:       a.Metadata.Name,
+		spec.AnnotationVersion:     a.Spec.Version,
+		spec.AnnotationDescription: a.Spec.Description,
+		spec.AnnotationCreated:     created.UTC().Format(time.RFC3339),
+	}
+	set := func(k, v string) {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	set(spec.AnnotationSource, a.Spec.Source)
+	set(spec.AnnotationRevision, revision)
+	set(spec.AnnotationLicenses, a.Spec.License)
+	set(spec.AnnotationURL, a.Spec.Homepage)
+	set(spec.AnnotationConfigType, a.ConfigType())
+	return m, nil
+}

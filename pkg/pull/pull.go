@@ -1,0 +1,113 @@
+// Package pull fetches an add-on artifact by digest and unpacks its package
+// tree into a directory, atomically: the tree is extracted into a staging
+// directory beside the target and renamed into place only when complete, so a
+// failed or interrupted pull leaves the target as it was.
+package pull
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/addonpack/addonpack/pkg/archive"
+	"github.com/addonpack/addonpack/pkg/artifact"
+	"github.com/addonpack/addonpack/pkg/spec"
+)
+
+// ErrTargetNotEmpty is returned when the target directory holds files and
+// Options.Force is not set.
+var ErrTargetNotEmpty = errors.New("target directory is not empty")
+
+// Options tune a pull.
+type Options struct {
+	// Limits bound the unpacked tree; nil means archive.DefaultLimits().
+	Limits *archive.Limits
+	// Force replaces a non-empty target directory.
+	Force bool
+}
+
+// Result describes a completed pull.
+type Result struct {
+	*artifact.Loaded
+	Dir   string
+	Stats archive.Stats
+}
+
+// Pull resolves src once, fetches the manifest, config and content layer by
+// digest (each checked before use) and unpacks the package tree into dir.
+func Pull(ctx context.Context, src artifact.Source, dir string, opts Options) (*Result, error) {
+	loaded, err := artifact.Load(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	return Unpack(ctx, src, loaded, dir, opts)
+}
+
+// Unpack fetches the content layer of an already loaded (and, by the caller,
+// verified) artifact and places its tree at dir.
+func Unpack(ctx context.Context, src artifact.Source, loaded *artifact.Loaded, dir string, opts Options) (res *Result, err error) {
+	limits := archive.DefaultLimits()
+	if opts.Limits != nil {
+		limits = *opts.Limits
+	}
+	if err := checkTarget(dir, opts.Force); err != nil {
+		return nil, err
+	}
+	stage, err := newStaging(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if cerr := stage.cleanup(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
+	layer := loaded.Content
+	if layer.Size > limits.MaxTotalSize {
+		return nil, fmt.Errorf("%s: content layer %s is %d bytes, more than the total size limit of %d: %w",
+			loaded.Ref, layer.Digest, layer.Size, limits.MaxTotalSize, archive.ErrLimit)
+	}
+	spool, err := stage.spool()
+	if err != nil {
+		return nil, err
+	}
+	defer spool.Close()
+	if err := src.FetchBlob(ctx, layer, spool); err != nil {
+		return nil, fmt.Errorf("%s: content layer: %w", loaded.Ref, err)
+	}
+	if _, err := spool.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	stats, err := archive.Extract(ctx, spool, layer.Size, stage.tree(), limits)
+	if err != nil {
+		return nil, fmt.Errorf("%s: content layer %s: %w", loaded.Ref, layer.Digest, err)
+	}
+	if err := checkTree(stage.tree(), loaded); err != nil {
+		return nil, err
+	}
+	if err := stage.commit(dir, opts.Force); err != nil {
+		return nil, err
+	}
+	return &Result{Loaded: loaded, Dir: dir, Stats: stats}, nil
+}
+
+// checkTree makes sure the unpacked addon.yaml is the one the config blob
+// describes: an artifact whose tree and config disagree is refused.
+func checkTree(tree string, loaded *artifact.Loaded) error {
+	data, err := os.ReadFile(filepath.Join(tree, spec.FileName))
+	if err != nil {
+		return fmt.Errorf("%s: content layer has no %s: %w", loaded.Ref, spec.FileName, spec.ErrInvalid)
+	}
+	a, err := spec.ParseAddon(data, loaded.Ref+" "+spec.FileName)
+	if err != nil {
+		return err
+	}
+	if a.Metadata.Name != loaded.Addon.Metadata.Name || a.Spec.Version != loaded.Addon.Spec.Version {
+		return fmt.Errorf("%s: %s in the content layer is %s %s but the config blob says %s %s: %w", loaded.Ref, spec.FileName,
+			a.Metadata.Name, a.Spec.Version, loaded.Addon.Metadata.Name, loaded.Addon.Spec.Version, spec.ErrInvalid)
+	}
+	return nil
+}

@@ -1,0 +1,99 @@
+package pull
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// staging is a private directory beside the target:
+//
+//	.<target>.addonpack-XXXX/
+//	    layer      the spooled content layer
+//	    tree/      the unpacked tree, renamed to the target on success
+//	    previous/  the replaced target, with Force, removed at the end
+type staging struct {
+	root string
+}
+
+func newStaging(target string) (*staging, error) {
+	abs, err := filepath.Abs(target)
+	if err != nil {
+		return nil, err
+	}
+	parent := filepath.Dir(abs)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", parent, err)
+	}
+	root, err := os.MkdirTemp(parent, "."+filepath.Base(abs)+".addonpack-*")
+	if err != nil {
+		return nil, fmt.Errorf("staging beside %s: %w", target, err)
+	}
+	if err := os.Mkdir(filepath.Join(root, "tree"), 0o755); err != nil {
+		os.RemoveAll(root)
+		return nil, err
+	}
+	return &staging{root: root}, nil
+}
+
+func (s *staging) tree() string { return filepath.Join(s.root, "tree") }
+
+func (s *staging) spool() (*os.File, error) {
+	return os.OpenFile(filepath.Join(s.root, "layer"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+}
+
+func (s *staging) cleanup() error {
+	// Runs on success and failure alike: after commit, only the spool and
+	// any replaced target are left here.
+	return os.RemoveAll(s.root)
+}
+
+// commit moves the unpacked tree to target. With force, an existing
+// non-empty target is moved aside first and removed by cleanup.
+func (s *staging) commit(target string, force bool) error {
+	if err := checkTarget(target, force); err != nil {
+		return err
+	}
+	if fi, err := os.Stat(target); err == nil && fi.IsDir() {
+		if err := os.Rename(target, filepath.Join(s.root, "previous")); err != nil {
+			return fmt.Errorf("replacing %s: %w", target, err)
+		}
+	}
+	if err := os.Rename(s.tree(), target); err != nil {
+		// Put the previous target back.
+		if _, perr := os.Stat(filepath.Join(s.root, "previous")); perr == nil {
+			os.Rename(filepath.Join(s.root, "previous"), target)
+		}
+		return fmt.Errorf("placing the tree at %s: %w", target, err)
+	}
+	return nil
+}
+
+// checkTarget allows a missing target, an empty directory, or (with force)
+// any directory. A file is never replaced.
+func checkTarget(target string, force bool) error {
+	fi, err := os.Stat(target)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s exists and is not a directory", target)
+	}
+	if force {
+		return nil
+	}
+	d, err := os.Open(target)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if _, err := d.Readdirnames(1); err == io.EOF {
+		return nil
+	}
+	return fmt.Errorf("%s: %w (use --force to replace it)", target, ErrTargetNotEmpty)
+}

@@ -1,0 +1,101 @@
+// Package vcs reads the facts about a source directory's git work tree that
+// builds and provenance record: the commit, its time, whether the tree is
+// dirty, and the origin URL. It runs the git command; without git, or outside
+// a work tree, it reports nothing and no error.
+package vcs
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Info describes the git state of a directory. The zero value means "not in
+// a git work tree (or git is not installed)".
+type Info struct {
+	Commit    string    // full hex object name of HEAD
+	Time      time.Time // committer time of HEAD
+	Dirty     bool      // uncommitted changes under the directory
+	RemoteURL string    // remote.origin.url, credentials stripped
+}
+
+// Describer reports the VCS facts of a directory.
+type Describer interface {
+	Describe(ctx context.Context, dir string) (Info, error)
+}
+
+// Git is the Describer that runs the git command.
+type Git struct {
+	// Path is the git binary; "" means "git" from PATH.
+	Path string
+}
+
+// Describe returns the git facts of dir, or a zero Info when dir is not in a
+// work tree or git is not available.
+func (g Git) Describe(ctx context.Context, dir string) (Info, error) {
+	bin := g.Path
+	if bin == "" {
+		var err error
+		if bin, err = exec.LookPath("git"); err != nil {
+			return Info{}, nil
+		}
+	}
+	run := func(args ...string) (string, error) {
+		cmd := exec.CommandContext(ctx, bin, append([]string{"-C", dir}, args...)...)
+		var out, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &stderr
+		if err := cmd.Run(); err != nil {
+			return "", fmt.Errorf("git %s in %s: %w: %s", strings.Join(args, " "), dir, err, strings.TrimSpace(stderr.String()))
+		}
+		return strings.TrimSpace(out.String()), nil
+	}
+	if inside, err := run("rev-parse", "--is-inside-work-tree"); err != nil || inside != "true" {
+		return Info{}, nil
+	}
+	line, err := run("log", "-1", "--format=%H %ct")
+	if err != nil || line == "" {
+		// A work tree without commits has nothing to record.
+		return Info{}, nil
+	}
+	commit, secs, ok := strings.Cut(line, " ")
+	if !ok {
+		return Info{}, fmt.Errorf("git log in %s: unexpected output %q", dir, line)
+	}
+	unix, err := strconv.ParseInt(secs, 10, 64)
+	if err != nil {
+		return Info{}, fmt.Errorf("git log in %s: bad commit time %q: %w", dir, secs, err)
+	}
+	status, err := run("status", "--porcelain", "--untracked-files=normal", "--", ".")
+	if err != nil {
+		return Info{}, err
+	}
+	remote, err := run("config", "--get", "remote.origin.url")
+	var exitErr *exec.ExitError
+	if err != nil && !errors.As(err, &exitErr) {
+		return Info{}, err
+	}
+	return Info{
+		Commit:    commit,
+		Time:      time.Unix(unix, 0).UTC(),
+		Dirty:     status != "",
+		RemoteURL: stripCredentials(remote),
+	}, nil
+}
+
+// stripCredentials removes "user:password@" from an https remote URL so that
+// secrets never reach an artifact.
+func stripCredentials(u string) string {
+	scheme, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		return u
+	}
+	if at := strings.LastIndex(strings.SplitN(rest, "/", 2)[0], "@"); at >= 0 {
+		rest = rest[at+1:]
+	}
+	return scheme + "://" + rest
+}

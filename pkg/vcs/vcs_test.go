@@ -1,0 +1,65 @@
+package vcs
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestDescribeOutsideWorkTree(t *testing.T) {
+	info, err := Git{}.Describe(context.Background(), t.TempDir())
+	if err != nil || info != (Info{}) {
+		t.Fatalf("Describe(temp dir) = %+v, %v; want zero Info", info, err)
+	}
+}
+
+func TestDescribeWithoutGit(t *testing.T) {
+	info, err := Git{Path: filepath.Join(t.TempDir(), "no-git")}.Describe(context.Background(), t.TempDir())
+	if err != nil || info != (Info{}) {
+		// An explicit missing binary fails to start: that is reported as not-a-work-tree.
+		t.Fatalf("Describe with a missing git = %+v, %v", info, err)
+	}
+}
+
+func TestDescribeWorkTree(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is required by this test and is not on PATH")
+	}
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_COMMITTER_DATE=2024-05-06T07:08:09Z", "GIT_AUTHOR_DATE=2024-05-06T07:08:09Z",
+			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	git("remote", "add", "origin", "https://user:secret@example.com/org/repo.git")
+	if err := os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("a: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", ".")
+	git("commit", "-qm", "first")
+
+	info, err := Git{}.Describe(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(info.Commit) != 40 || !info.Time.Equal(time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)) || info.Dirty {
+		t.Fatalf("clean tree: %+v", info)
+	}
+	if info.RemoteURL != "https://example.com/org/repo.git" {
+		t.Fatalf("remote URL keeps credentials or is wrong: %q", info.RemoteURL)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("a: 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if info, err = (Git{}).Describe(context.Background(), dir); err != nil || !info.Dirty {
+		t.Fatalf("modified tree not dirty: %+v, %v", info, err)
+	}
+}
