@@ -35,4 +35,3 @@ config into the manifests. DIR must be missing or empty.`,
 	cmd.Flags().StringVar(&opts.Name, "name", "", "add-on name (a DNS-1123 label); default: the directory name")
 	return cmd
 }
-
