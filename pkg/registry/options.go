@@ -1,0 +1,127 @@
+package registry
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"oras.land/oras-go/v2/registry/remote/auth"
+	"oras.land/oras-go/v2/registry/remote/credentials"
+)
+
+// Defaults applied by New for zero-valued Options fields.
+const (
+	DefaultConcurrency     = 4
+	DefaultMaxManifestSize = 4 << 20 // 4 MiB
+	DefaultUserAgent       = "addonpack/dev"
+)
+
+// Options configures a Client. The zero value is usable: HTTPS for every
+// non-loopback registry, credentials from the default docker config
+// location, DefaultConcurrency and DefaultMaxManifestSize.
+//
+// The package reads no environment variables itself; the CLI resolves
+// DOCKER_CONFIG and passes the resulting path in DockerConfig. (When
+// DockerConfig is empty, oras-go's credentials.NewStoreFromDocker picks the
+// docker default location, and that function does consult $DOCKER_CONFIG.)
+type Options struct {
+	// PlainHTTP uses plain HTTP for every host. Loopback registries
+	// (localhost, 127.0.0.0/8, [::1]) never need it: they are probed once.
+	PlainHTTP bool
+	// InsecureSkipTLSVerify disables certificate verification.
+	InsecureSkipTLSVerify bool
+	// RootCAs replaces the system roots for TLS verification when set.
+	RootCAs *x509.CertPool
+	// DockerConfig is the path of a docker config.json (auths, credsStore,
+	// credHelpers). "" selects the oras/docker default location.
+	DockerConfig string
+	// Credential overrides DockerConfig when set.
+	Credential auth.CredentialFunc
+	// UserAgent is sent with every request; "" means DefaultUserAgent.
+	// The CLI sets "addonpack/<version>".
+	UserAgent string
+	// Transport is the base transport. nil means a clone of
+	// http.DefaultTransport with the TLS settings above. A *http.Transport
+	// is cloned and gets the TLS settings applied; any other RoundTripper is
+	// used as is and cannot be combined with RootCAs/InsecureSkipTLSVerify.
+	Transport http.RoundTripper
+	// Concurrency is the number of blob uploads in flight per Push, and of
+	// blob downloads in flight across all FetchBlob/FetchBlobBytes calls of
+	// the Client; <= 0 means DefaultConcurrency.
+	Concurrency int
+	// MaxManifestSize bounds manifests pushed, resolved and fetched;
+	// <= 0 means DefaultMaxManifestSize.
+	MaxManifestSize int64
+}
+
+// withDefaults returns a copy of o with defaults filled in.
+func (o Options) withDefaults() Options {
+	if o.Concurrency <= 0 {
+		o.Concurrency = DefaultConcurrency
+	}
+	if o.MaxManifestSize <= 0 {
+		o.MaxManifestSize = DefaultMaxManifestSize
+	}
+	if o.UserAgent == "" {
+		o.UserAgent = DefaultUserAgent
+	}
+	return o
+}
+
+// baseTransport builds the base round tripper (TLS settings, no retry, no
+// auth) from the options.
+func (o Options) baseTransport() (http.RoundTripper, error) {
+	tlsSet := o.RootCAs != nil || o.InsecureSkipTLSVerify
+	var t *http.Transport
+	switch rt := o.Transport.(type) {
+	case nil:
+		dt, ok := http.DefaultTransport.(*http.Transport)
+		if !ok {
+			return nil, errors.New("registry: http.DefaultTransport is not an *http.Transport")
+		}
+		t = dt.Clone()
+	case *http.Transport:
+		if !tlsSet {
+			return rt, nil
+		}
+		t = rt.Clone()
+	default:
+		if tlsSet {
+			return nil, fmt.Errorf("registry: cannot apply RootCAs/InsecureSkipTLSVerify to a custom transport of type %T", rt)
+		}
+		return rt, nil
+	}
+	if t.TLSClientConfig == nil {
+		t.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+	}
+	if o.RootCAs != nil {
+		t.TLSClientConfig.RootCAs = o.RootCAs
+	}
+	if o.InsecureSkipTLSVerify {
+		t.TLSClientConfig.InsecureSkipVerify = true //nolint:gosec // explicitly requested by the user
+	}
+	return t, nil
+}
+
+// credentialFunc returns the credential source: Options.Credential, or a
+// docker config store (file auths, credsStore and credHelpers).
+func (o Options) credentialFunc() (auth.CredentialFunc, error) {
+	if o.Credential != nil {
+		return o.Credential, nil
+	}
+	var (
+		store credentials.Store
+		err   error
+	)
+	if o.DockerConfig != "" {
+		store, err = credentials.NewStore(o.DockerConfig, credentials.StoreOptions{})
+	} else {
+		store, err = credentials.NewStoreFromDocker(credentials.StoreOptions{})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("registry: load docker config %q: %w", o.DockerConfig, err)
+	}
+	return credentials.Credential(store), nil
+}

@@ -1,0 +1,92 @@
+package registry
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2"
+	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/registry/remote"
+)
+
+// Push copies the graph rooted at root from src (an oras memory store, an OCI
+// layout store, ...) to ref's repository and returns the pushed reference by
+// digest ("registry/repository@sha256:...").
+//
+// Every node is checked with HEAD first and skipped when the registry already
+// has it (when root itself exists, nothing below it is visited); missing
+// blobs are uploaded concurrently (Options.Concurrency); a manifest is pushed
+// only after all its blobs. If ref.Tag is set the root manifest is pushed
+// with a single PUT by tag (the registry addresses it by digest as well);
+// otherwise it is pushed by digest. If ref.Digest is set it must equal
+// root.Digest.
+func (c *Client) Push(ctx context.Context, src content.ReadOnlyStorage, root ocispec.Descriptor, ref Reference) (Reference, error) {
+	name := ref.String()
+	if err := root.Digest.Validate(); err != nil {
+		return Reference{}, fmt.Errorf("push %s: invalid root digest %q: %w", name, root.Digest, err)
+	}
+	if ref.Digest != "" && ref.Digest != root.Digest {
+		return Reference{}, fmt.Errorf("push %s: %w: reference pins %s but root is %s", name, ErrDigestMismatch, ref.Digest, root.Digest)
+	}
+	if root.Size > c.opts.MaxManifestSize {
+		return Reference{}, fmt.Errorf("push %s: %w: root manifest %s is %d bytes, limit %d",
+			name, ErrTooLarge, root.Digest, root.Size, c.opts.MaxManifestSize)
+	}
+	if ref.Tag != "" {
+		o := ref.orasRef()
+		o.Reference = ref.Tag
+		if err := o.ValidateReferenceAsTag(); err != nil {
+			return Reference{}, fmt.Errorf("push %s: %w: %w", name, ErrInvalidReference, err)
+		}
+	}
+	repo, err := c.repository(ctx, ref)
+	if err != nil {
+		return Reference{}, fmt.Errorf("push %s: %w", name, err)
+	}
+
+	opts := oras.CopyGraphOptions{
+		Concurrency:      c.opts.Concurrency,
+		MaxMetadataBytes: c.opts.MaxManifestSize,
+	}
+	if ref.Tag != "" {
+		tagRoot := func(ctx context.Context) error {
+			return pushTagged(ctx, src, repo, root, ref.Tag)
+		}
+		// The root is pushed by tag instead of by digest (one PUT), whether
+		// it still has to be copied or already exists in the registry.
+		opts.PreCopy = func(ctx context.Context, desc ocispec.Descriptor) error {
+			if !content.Equal(desc, root) {
+				return nil
+			}
+			if err := tagRoot(ctx); err != nil {
+				return err
+			}
+			return oras.SkipNode
+		}
+		opts.OnCopySkipped = func(ctx context.Context, desc ocispec.Descriptor) error {
+			if !content.Equal(desc, root) {
+				return nil
+			}
+			return tagRoot(ctx)
+		}
+	}
+	if err := oras.CopyGraph(ctx, src, repo, root, opts); err != nil {
+		return Reference{}, wrapErr("push", name, err)
+	}
+	return ref.WithDigest(root.Digest), nil
+}
+
+// pushTagged reads the root manifest from src (verifying size and digest)
+// and PUTs it to repo under tag.
+func pushTagged(ctx context.Context, src content.ReadOnlyStorage, repo *remote.Repository, root ocispec.Descriptor, tag string) error {
+	b, err := content.FetchAll(ctx, src, root)
+	if err != nil {
+		return fmt.Errorf("read root manifest %s from source: %w", root.Digest, err)
+	}
+	if err := repo.PushReference(ctx, root, bytes.NewReader(b), tag); err != nil {
+		return fmt.Errorf("tag %s as %q: %w", root.Digest, tag, err)
+	}
+	return nil
+}

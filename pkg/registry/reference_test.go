@@ -1,0 +1,105 @@
+package registry
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/opencontainers/go-digest"
+)
+
+const testDigest = digest.Digest("sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae")
+
+func TestParseReference(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Reference
+		str  string // canonical form; "" means same as in
+	}{
+		{in: "ghcr.io/org/addon:v1.2.3", want: Reference{Registry: "ghcr.io", Repository: "org/addon", Tag: "v1.2.3"}},
+		{in: "ghcr.io/org/addon", want: Reference{Registry: "ghcr.io", Repository: "org/addon"}},
+		{in: "ghcr.io/org/addon@" + string(testDigest), want: Reference{Registry: "ghcr.io", Repository: "org/addon", Digest: testDigest}},
+		{in: "ghcr.io/org/addon:v1@" + string(testDigest), want: Reference{Registry: "ghcr.io", Repository: "org/addon", Tag: "v1", Digest: testDigest}},
+		{in: "localhost:5000/addon:latest", want: Reference{Registry: "localhost:5000", Repository: "addon", Tag: "latest"}},
+		{in: "localhost/addon", want: Reference{Registry: "localhost", Repository: "addon"}},
+		{in: "127.0.0.1:5000/a/b/c:1.0_rc-1", want: Reference{Registry: "127.0.0.1:5000", Repository: "a/b/c", Tag: "1.0_rc-1"}},
+		{in: "[::1]:5000/addon:v1@" + string(testDigest), want: Reference{Registry: "[::1]:5000", Repository: "addon", Tag: "v1", Digest: testDigest}},
+		{in: "registry.example.com:443/team/x.y_z-w", want: Reference{Registry: "registry.example.com:443", Repository: "team/x.y_z-w"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParseReference(tt.in)
+			if err != nil {
+				t.Fatalf("ParseReference(%q): %v", tt.in, err)
+			}
+			if got != tt.want {
+				t.Fatalf("ParseReference(%q) = %#v, want %#v", tt.in, got, tt.want)
+			}
+			str := tt.str
+			if str == "" {
+				str = tt.in
+			}
+			if got.String() != str {
+				t.Errorf("String() = %q, want %q", got.String(), str)
+			}
+			if got.Repo() != tt.want.Registry+"/"+tt.want.Repository {
+				t.Errorf("Repo() = %q", got.Repo())
+			}
+			again, err := ParseReference(got.String())
+			if err != nil || again != got {
+				t.Errorf("round trip of %q = %#v, %v", got.String(), again, err)
+			}
+		})
+	}
+}
+
+func TestParseReferenceInvalid(t *testing.T) {
+	for _, in := range []string{
+		"",
+		"addon",                         // no registry
+		"addon:v1",                      // no registry
+		"ghcr.io/",                      // no repository
+		"ghcr.io/Org/addon",             // upper case repository
+		"ghcr.io/org/addon:",            // empty tag
+		"ghcr.io/org/addon:bad tag",     // space in tag
+		"ghcr.io/org/addon:-v1",         // tag starts with '-'
+		"ghcr.io/org/addon@",            // empty digest
+		"ghcr.io/org/addon@sha256:abc",  // short digest
+		"ghcr.io/org/addon@md5:abc",     // unknown algorithm
+		"ghcr.io/org/addon:v1@sha256:x", // bad digest after tag
+		"ghcr.io/org/addon:bad tag@" + string(testDigest),
+		"ghcr.io/org/addon@" + string(testDigest) + "@" + string(testDigest),
+		"user@ghcr.io/org/addon",
+		"ghcr.io:port/addon",
+	} {
+		t.Run(in, func(t *testing.T) {
+			_, err := ParseReference(in)
+			if !errors.Is(err, ErrInvalidReference) {
+				t.Fatalf("ParseReference(%q) error = %v, want ErrInvalidReference", in, err)
+			}
+			if !strings.Contains(err.Error(), "\""+in+"\"") {
+				t.Errorf("error %q does not name the input", err)
+			}
+		})
+	}
+}
+
+func TestReferenceWithDigest(t *testing.T) {
+	r := mustParse(t, "localhost:5000/org/addon:v1")
+	got := r.WithDigest(testDigest)
+	want := "localhost:5000/org/addon@" + string(testDigest)
+	if got.String() != want || got.Tag != "" || got.Digest != testDigest {
+		t.Fatalf("WithDigest = %#v (%s), want %s", got, got, want)
+	}
+	if r.Tag != "v1" {
+		t.Fatalf("WithDigest modified the receiver: %#v", r)
+	}
+}
+
+func TestResolveTargetNeedsTagOrDigest(t *testing.T) {
+	c := newTestClient(t, Options{})
+	_, err := c.Resolve(t.Context(), mustParse(t, "registry.example.com/org/addon"))
+	if !errors.Is(err, ErrInvalidReference) {
+		t.Fatalf("Resolve without tag or digest: %v, want ErrInvalidReference", err)
+	}
+}
