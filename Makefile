@@ -1,0 +1,53 @@
+# addonpack — see README.md.
+GO        ?= go
+BIN       := bin/addonpack
+PKGS      := ./...
+FUZZTIME  ?= 3s
+# Fuzz targets: package:Target. `make test` runs each for $(FUZZTIME); `make fuzz` for FUZZ_LONG.
+FUZZ_LONG ?= 60s
+FUZZ_TARGETS := \
+	./pkg/spec:FuzzParseAddon ./pkg/spec:FuzzParseManifest \
+	./pkg/archive:FuzzExtract \
+	./pkg/schema:FuzzCompile ./pkg/schema:FuzzValidate \
+	./pkg/render:FuzzBuild
+
+.PHONY: all build test test-unit fuzz fuzz-short demo lint conformance clean tools
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/addonpack
+
+tools:
+	./scripts/ensure-tools.sh
+
+## test: everything CI runs — tools, vet, unit tests with the race detector, short fuzzing.
+test: tools lint test-unit fuzz-short
+
+test-unit:
+	$(GO) test -race -count=1 $(PKGS)
+
+fuzz-short:
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
+		$(GO) test -run='^$$' -fuzz="^$$name$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
+	done
+
+fuzz:
+	$(MAKE) fuzz-short FUZZTIME=$(FUZZ_LONG)
+
+## demo: the main job end to end against the embedded registry.
+demo: build
+	./scripts/demo.sh $(BIN)
+
+lint:
+	$(GO) vet $(PKGS)
+	@out=$$(gofmt -l cmd pkg testregistry internal specs examples 2>/dev/null); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+conformance: build
+	./scripts/conformance.sh $(BIN)
+
+clean:
+	rm -rf bin

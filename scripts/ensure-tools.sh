@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# ensure-tools.sh: install what the tests need when it is missing.
+#   - CNCF distribution 2.8 (Debian's docker-registry) for the real-registry tests.
+# Safe to run repeatedly; it changes nothing when everything is present.
+set -euo pipefail
+
+need_apt=()
+[ -x "${ADDONPACK_DOCKER_REGISTRY:-/usr/bin/docker-registry}" ] || need_apt+=(docker-registry)
+command -v git >/dev/null || need_apt+=(git)
+
+if [ ${#need_apt[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then
+    echo "ensure-tools: missing ${need_apt[*]}: install them (Debian: apt-get install -y ${need_apt[*]})" >&2
+    exit 1
+  fi
+  echo "ensure-tools: installing ${need_apt[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null
+  apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
