@@ -45,6 +45,7 @@ API, in memory or on disk (--root), optionally with htpasswd basic auth and TLS.
 	f.StringVar(&cfg.TLSCert, "tls-cert", "", "TLS certificate (PEM)")
 	f.StringVar(&cfg.TLSKey, "tls-key", "", "TLS private key (PEM)")
 	f.BoolVar(&accessLog, "access-log", false, "log every request to stderr")
+	f.BoolVar(&cfg.AllowSparse, "allow-sparse", false, "accept manifests whose blobs were never pushed (the conformance suite's sparse data set); strict by default")
 	cmd.AddCommand(serve)
 	return cmd
 }

@@ -1,0 +1,89 @@
+package schema
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Object is a component-config object as users write it.
+type Object struct {
+	APIVersion, Kind string
+	Metadata         map[string]any
+	Spec             any
+}
+
+// ParseObject decodes one YAML or JSON config object strictly (name is the file
+// name used in errors): exactly one document; apiVersion, kind and spec
+// required; no top-level fields besides apiVersion, kind, metadata and spec; and
+// apiVersion and kind must equal wantAPIVersion and wantKind. Spec holds
+// JSON-compatible values as returned by Decode.
+func ParseObject(data []byte, name, wantAPIVersion, wantKind string) (*Object, error) {
+	v, err := Decode(data, name)
+	if err != nil {
+		return nil, err
+	}
+	fields, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: config must be an object with apiVersion, kind and spec, got %s", name, typeName(v))
+	}
+	var unknown []string
+	for _, k := range sortedKeys(fields) {
+		switch k {
+		case "apiVersion", "kind", "metadata", "spec":
+		default:
+			unknown = append(unknown, fmt.Sprintf("%q", k))
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, fmt.Errorf("%s: unknown top-level field(s) %s: want only apiVersion, kind, metadata and spec",
+			name, strings.Join(unknown, ", "))
+	}
+	obj := &Object{Spec: fields["spec"]}
+	if obj.APIVersion, err = stringField(fields, "apiVersion", wantAPIVersion); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if obj.Kind, err = stringField(fields, "kind", wantKind); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if md, found := fields["metadata"]; found && md != nil {
+		if obj.Metadata, ok = md.(map[string]any); !ok {
+			return nil, fmt.Errorf("%s: metadata must be an object, got %s", name, typeName(md))
+		}
+	}
+	if spec, found := fields["spec"]; !found || spec == nil {
+		return nil, fmt.Errorf("%s: spec is required", name)
+	}
+	return obj, nil
+}
+
+func stringField(fields map[string]any, field, want string) (string, error) {
+	v, found := fields[field]
+	if !found || v == nil {
+		return "", fmt.Errorf("%s is required (want %q)", field, want)
+	}
+	got, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("%s must be a string, got %s", field, typeName(v))
+	}
+	if got != want {
+		return "", fmt.Errorf("%s: got %q, want %q", field, got, want)
+	}
+	return got, nil
+}
+
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	default:
+		return "a number"
+	}
+}
