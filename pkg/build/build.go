@@ -51,7 +51,7 @@ func Build(ctx context.Context, dir string, store content.Pusher, opts Options) 
 	if err != nil {
 		return nil, err
 	}
-	cc, err := src.checkConfig(opts.schemaLimits())
+	cc, err := src.checkConfig(tree, opts.schemaLimits())
 	if err != nil {
 		return nil, err
 	}

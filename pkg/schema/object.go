@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -18,6 +19,22 @@ type Object struct {
 // apiVersion and kind must equal wantAPIVersion and wantKind. Spec holds
 // JSON-compatible values as returned by Decode.
 func ParseObject(data []byte, name, wantAPIVersion, wantKind string) (*Object, error) {
+	obj, err := parseObject(data, name, wantAPIVersion, wantKind)
+	if err != nil {
+		return nil, objectError{err}
+	}
+	return obj, nil
+}
+
+// ErrObject is matched by every error of ParseObject.
+var ErrObject = errors.New("invalid config object")
+
+type objectError struct{ err error }
+
+func (e objectError) Error() string   { return e.err.Error() }
+func (e objectError) Unwrap() []error { return []error{e.err, ErrObject} }
+
+func parseObject(data []byte, name, wantAPIVersion, wantKind string) (*Object, error) {
 	v, err := Decode(data, name)
 	if err != nil {
 		return nil, err
