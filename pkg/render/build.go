@@ -1,0 +1,145 @@
+package render
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path"
+	"sync"
+
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/openapi"
+)
+
+// Input is what Build renders.
+type Input struct {
+	// Files is the package tree (os.DirFS of a source directory, or of an
+	// unpacked artifact). Only regular files and directories are allowed.
+	Files fs.FS
+	// Root is the kustomization directory inside Files, a slash path;
+	// "." (or "") for the top.
+	Root string
+	// Config is the optional config object as YAML (one document with
+	// apiVersion, kind and metadata.name). Build adds it to the root
+	// kustomization's resources, annotated
+	// config.kubernetes.io/local-config: "true" (overriding any value), so
+	// the add-on's replacements can read it and kustomize leaves it out of
+	// the output.
+	Config []byte
+	// Components are optional extra component directories (slash paths
+	// relative to Root) appended to the root kustomization's components.
+	// Components it already lists, and repeats, are added once.
+	Components []string
+}
+
+// mu serialises the kustomize part of Build. Kustomize keeps process-wide
+// state: kyaml's openapi package holds the OpenAPI schema in globals that
+// every build sets (krusty's Kustomizer.Run calls openapi.SetSchema) and
+// that a kustomization's openapi field replaces; kustomize itself documents
+// that concurrent builds can race on it (kustomize issue 4824). Holding mu
+// across a run, and resetting the schema after a run that changed it, keeps
+// each build independent of the others. mu is this package's only
+// package-level state.
+var mu sync.Mutex
+
+// Build runs the kustomization at in.Root and returns the output as
+// multi-document YAML (kustomize's own sorted output, "---" separated),
+// byte-identical for identical input.
+//
+// Kustomize only sees an in-memory copy of in.Files: nothing on disk is read
+// or written. Loads are restricted to the kustomization root, plugins other
+// than kustomize's builtins are disabled, and helm is refused (ErrHelm).
+// Before building, every kustomization reachable from Root (through
+// resources, bases, components, generators, transformers and validators) is
+// checked: entries must be files or directories inside the package, and
+// loaded file paths (patches, generator sources, openapi.path, ...) must not
+// be URLs; otherwise Build fails with a *RefusedError wrapping
+// ErrRemoteResource, ErrHelm or ErrPlugin, naming the file and field.
+//
+// ctx is checked before starting and before running kustomize (Build calls
+// are serialised); a running kustomize build cannot be interrupted.
+// Kustomize's errors are wrapped, prefixed with the root:
+// "kustomize build deploy/: ...". A panic inside kustomize (it has some, e.g.
+// on a namespace containing a comma) is returned as an error.
+func Build(ctx context.Context, in Input) (out []byte, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("kustomize build: %w", err)
+	}
+	root := path.Clean(in.Root) // "" becomes "."
+	if !fs.ValidPath(root) {
+		return nil, fmt.Errorf("kustomize build: invalid root %q: want a slash path inside the package", in.Root)
+	}
+	prefix := "kustomize build " + displayDir(root)
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("%s: %w: %v", prefix, errPanic, r)
+		}
+	}()
+	out, err = build(ctx, in, root)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", prefix, err)
+	}
+	return out, nil
+}
+
+func build(ctx context.Context, in Input, root string) ([]byte, error) {
+	tree, err := loadTree(in.Files)
+	if err != nil {
+		return nil, err
+	}
+	if !tree.dir(root) {
+		return nil, fmt.Errorf("root %s is not a directory of the package", displayDir(root))
+	}
+	c := newChecker(tree)
+	kfile, err := c.kustomizationFile(root)
+	if err != nil {
+		return nil, err
+	}
+	if err := inject(tree, root, kfile, in.Config, in.Components); err != nil {
+		return nil, err
+	}
+	if err := c.checkDir(root); err != nil {
+		return nil, err
+	}
+	return run(ctx, tree, root, c.openAPI)
+}
+
+// run runs kustomize on the checked in-memory tree, holding mu.
+func run(ctx context.Context, tree *pkgTree, root string, customOpenAPI bool) (out []byte, err error) {
+	mu.Lock()
+	defer mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("%w: %v", errKustomizePanic, r)
+		}
+	}()
+	if customOpenAPI {
+		// The schema chosen by this build's openapi field would otherwise
+		// stay in kyaml's globals for later builds.
+		defer openapi.ResetOpenAPI()
+	}
+	opts := &krusty.Options{
+		// Unspecified: the kustomization's sortOptions if any, else
+		// kustomize's legacy order, as the kustomize CLI does.
+		Reorder:           krusty.ReorderOptionUnspecified,
+		AddManagedbyLabel: false,
+		LoadRestrictions:  types.LoadRestrictionsRootOnly,
+		PluginConfig:      types.DisabledPluginConfig(),
+	}
+	m, err := krusty.MakeKustomizer(opts).Run(tree.mem, memPath(root))
+	if err != nil {
+		if types.IsErrOnlyBuiltinPluginsAllowed(err) {
+			return nil, fmt.Errorf("%w: %w", ErrPlugin, err)
+		}
+		return nil, err
+	}
+	out, err = m.AsYaml()
+	if err != nil {
+		return nil, fmt.Errorf("encoding output: %w", err)
+	}
+	return out, nil
+}

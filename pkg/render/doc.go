@@ -1,0 +1,38 @@
+// Package render builds an add-on package's kustomization in process,
+// safely and deterministically, and lists the container images of the
+// result.
+//
+// # How config reaches the manifests
+//
+// There is no text templating. The caller's validated config object (for
+// example apiVersion coredns.addons.example.com/v1alpha1, kind
+// CoreDNSConfig, with metadata.name and a spec) is added to the add-on's own
+// root kustomization as an extra resource annotated
+// config.kubernetes.io/local-config: "true". The add-on's replacements
+// (source: {kind: CoreDNSConfig, fieldPath: spec.replicas}) copy its values
+// into the manifests, and kustomize drops the object from the output: it
+// filters local-config resources once, at the very end of the top-level
+// build, so every transformer of the root kustomization and of its
+// components sees the object. Replacements in a base reached through
+// resources do not: a base is built on its own before the root's resources
+// are merged. An add-on should therefore keep the replacements that read its
+// config in its root kustomization or in components, and must not ship a
+// config object of the same kind and name itself.
+//
+// Optional kustomize Components chosen by the caller (say, because a boolean
+// config field is true) are appended to the root kustomization's
+// components. Both edits are made to an in-memory copy of the package.
+//
+// # Safety
+//
+// Kustomize only sees an in-memory filesystem (filesys.MakeFsInMemory)
+// filled from the package's fs.FS; symlinks and special files are refused.
+// Loads are restricted to the kustomization root, only builtin plugins run,
+// helm is refused, and before building every reachable kustomization is
+// checked so that kustomize never clones a git repository or fetches a URL:
+// see Build for the rules and RefusedError for the messages.
+//
+// Kustomize keeps process-wide state (kyaml's OpenAPI schema), so Build
+// serialises its kustomize runs with a package mutex, the package's only
+// global state.
+package render
