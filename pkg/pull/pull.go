@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
 	"github.com/addonpack/addonpack/pkg/archive"
 	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/spec"
@@ -27,6 +29,10 @@ type Options struct {
 	Limits *archive.Limits
 	// Force replaces a non-empty target directory.
 	Force bool
+	// Verify, when set, is called with the resolved manifest descriptor
+	// before anything else is fetched; an error stops the pull. This is
+	// where signature and provenance verification plugs in.
+	Verify func(ctx context.Context, desc ocispec.Descriptor) error
 }
 
 // Result describes a completed pull.
@@ -36,14 +42,30 @@ type Result struct {
 	Stats archive.Stats
 }
 
-// Pull resolves src once, fetches the manifest, config and content layer by
-// digest (each checked before use) and unpacks the package tree into dir.
+// Pull resolves src once, runs opts.Verify on the digest, fetches the
+// manifest, config and content layer by that digest (each checked before use)
+// and unpacks the package tree into dir.
 func Pull(ctx context.Context, src artifact.Source, dir string, opts Options) (*Result, error) {
-	loaded, err := artifact.Load(ctx, src)
+	loaded, err := Load(ctx, src, opts)
 	if err != nil {
 		return nil, err
 	}
 	return Unpack(ctx, src, loaded, dir, opts)
+}
+
+// Load resolves src once, runs opts.Verify on the digest and only then
+// fetches and checks the manifest and config.
+func Load(ctx context.Context, src artifact.Source, opts Options) (*artifact.Loaded, error) {
+	desc, err := src.Resolve(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Verify != nil {
+		if err := opts.Verify(ctx, desc); err != nil {
+			return nil, err
+		}
+	}
+	return artifact.LoadDigest(ctx, src, desc)
 }
 
 // Unpack fetches the content layer of an already loaded (and, by the caller,

@@ -96,7 +96,7 @@ func build(ctx context.Context, in Input, root string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := inject(tree, root, kfile, in.Config, in.Components); err != nil {
+	if _, err := inject(tree, root, kfile, in.Config, in.Components); err != nil {
 		return nil, err
 	}
 	if err := c.checkDir(root); err != nil {

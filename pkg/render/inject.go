@@ -18,39 +18,45 @@ const configFileBase = "addonpack-config"
 // inject edits the in-memory copy of the root kustomization: the config
 // object, annotated as local config, is appended to its resources, and the
 // requested components to its components. The package files themselves
-// (Input.Files) are never modified.
-func inject(tree *pkgTree, root, kfile string, config []byte, components []string) error {
+// (Input.Files) are never modified. It returns the paths it wrote.
+func inject(tree *pkgTree, root, kfile string, config []byte, components []string) (written []string, err error) {
 	if len(bytes.TrimSpace(config)) == 0 && len(components) == 0 {
-		return nil
+		return nil, nil
 	}
+	defer func() {
+		if err != nil {
+			written = nil
+		}
+	}()
 	data, err := tree.read(kfile)
 	if err != nil {
-		return fmt.Errorf("%s: %w", kfile, err)
+		return nil, fmt.Errorf("%s: %w", kfile, err)
 	}
 	kust, err := yaml.Parse(string(data))
 	if err != nil {
-		return fmt.Errorf("%s: %w", kfile, err)
+		return nil, fmt.Errorf("%s: %w", kfile, err)
 	}
 	if kust.YNode().Kind != yaml.MappingNode {
-		return fmt.Errorf("%s: not a YAML mapping", kfile)
+		return nil, fmt.Errorf("%s: not a YAML mapping", kfile)
 	}
 	if len(bytes.TrimSpace(config)) > 0 {
 		obj, err := configObject(config)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		name := configFileName(tree, root)
 		if err := tree.write(path.Join(root, name), []byte(obj)); err != nil {
-			return fmt.Errorf("writing config object: %w", err)
+			return nil, fmt.Errorf("writing config object: %w", err)
 		}
+		written = append(written, path.Join(root, name))
 		if err := appendToList(kust, "resources", name); err != nil {
-			return fmt.Errorf("%s: %w", kfile, err)
+			return nil, fmt.Errorf("%s: %w", kfile, err)
 		}
 	}
 	if len(components) > 0 {
 		existing, err := listValues(kust, "components")
 		if err != nil {
-			return fmt.Errorf("%s: %w", kfile, err)
+			return nil, fmt.Errorf("%s: %w", kfile, err)
 		}
 		seen := map[string]bool{}
 		for _, e := range existing {
@@ -61,10 +67,10 @@ func inject(tree *pkgTree, root, kfile string, config []byte, components []strin
 			field := fmt.Sprintf("Input.Components[%d]", i)
 			rel, err := refPath(root, "", field, c)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if !tree.dir(rel) {
-				return notInPackage("", field, c, "no such directory")
+				return nil, notInPackage("", field, c, "no such directory")
 			}
 			if clean := path.Clean(c); !seen[clean] {
 				seen[clean] = true
@@ -72,14 +78,14 @@ func inject(tree *pkgTree, root, kfile string, config []byte, components []strin
 			}
 		}
 		if err := appendToList(kust, "components", add...); err != nil {
-			return fmt.Errorf("%s: %w", kfile, err)
+			return nil, fmt.Errorf("%s: %w", kfile, err)
 		}
 	}
 	out, err := kust.String()
 	if err != nil {
-		return fmt.Errorf("%s: %w", kfile, err)
+		return nil, fmt.Errorf("%s: %w", kfile, err)
 	}
-	return tree.write(kfile, []byte(out))
+	return append(written, kfile), tree.write(kfile, []byte(out))
 }
 
 // configObject parses the config object, checks it is one Kubernetes-style

@@ -1,0 +1,157 @@
+// Package cache is addonpack's content-addressed cache: blobs (manifests,
+// configs, layers) stored under their digest and re-hashed on every read, the
+// last digest each reference resolved to (for --offline), and the
+// verified-digest records that make repeated verification cheap.
+//
+//	<dir>/blobs/sha256/<hex>      content, written atomically, checked on read
+//	<dir>/refs/<sha256(ref)>      "<digest> <mediaType> <size>" of the last resolve
+//	<dir>/verified/<sha256(digest policy)>  present when digest passed that policy
+package cache
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+)
+
+// ErrMiss is returned when the cache does not hold what was asked for.
+var ErrMiss = errors.New("not in the cache")
+
+// Cache is a cache directory. It is safe for concurrent use by goroutines
+// and by processes: every write is a rename of a complete temporary file.
+type Cache struct {
+	dir string
+}
+
+// Open opens (creating if needed) the cache at dir.
+func Open(dir string) (*Cache, error) {
+	for _, sub := range []string{"blobs", "refs", "verified", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			return nil, fmt.Errorf("cache %s: %w", dir, err)
+		}
+	}
+	return &Cache{dir: dir}, nil
+}
+
+// DefaultDir is $XDG_CACHE_HOME/addonpack, else ~/.cache/addonpack. getenv
+// reads the environment.
+func DefaultDir(getenv func(string) string) (string, error) {
+	if d := getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "addonpack"), nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		return "", errors.New("neither XDG_CACHE_HOME nor HOME is set: pass --cache-dir")
+	}
+	return filepath.Join(home, ".cache", "addonpack"), nil
+}
+
+// Dir is the cache directory.
+func (c *Cache) Dir() string { return c.dir }
+
+func (c *Cache) blobPath(d digest.Digest) string {
+	return filepath.Join(c.dir, "blobs", d.Algorithm().String(), d.Encoded())
+}
+
+// Open returns the cached blob for desc after checking its size and digest;
+// a cached file that fails the check is removed and reported as a miss.
+func (c *Cache) OpenBlob(desc ocispec.Descriptor) (*os.File, error) {
+	if err := desc.Digest.Validate(); err != nil {
+		return nil, err
+	}
+	p := c.blobPath(desc.Digest)
+	f, err := os.Open(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, ErrMiss
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := check(f, desc); err != nil {
+		f.Close()
+		os.Remove(p)
+		return nil, ErrMiss
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// check re-hashes f against desc.
+func check(f *os.File, desc ocispec.Descriptor) error {
+	v := desc.Digest.Verifier()
+	n, err := io.Copy(v, io.LimitReader(f, desc.Size+1))
+	if err != nil {
+		return err
+	}
+	if n != desc.Size || !v.Verified() {
+		return fmt.Errorf("cached blob %s is corrupt", desc.Digest)
+	}
+	return nil
+}
+
+// PutBlob stores a blob produced by fill, which writes exactly the blob's
+// bytes; the file is checked against desc before it becomes visible.
+func (c *Cache) PutBlob(desc ocispec.Descriptor, fill func(w io.Writer) error) error {
+	if err := desc.Digest.Validate(); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Join(c.dir, "tmp"), "blob-*")
+	if err != nil {
+		return fmt.Errorf("cache %s: %w", c.dir, err)
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	if err := fill(tmp); err != nil {
+		return err
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	if err := check(tmp, desc); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	p := c.blobPath(desc.Digest)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), p)
+}
+
+// key hashes the parts of a record name into a file name.
+func key(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:%s\n", len(p), p)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// writeRecord writes a small file atomically.
+func (c *Cache) writeRecord(sub, name string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Join(c.dir, "tmp"), "rec-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(c.dir, sub, name))
+}

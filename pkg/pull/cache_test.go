@@ -1,0 +1,90 @@
+package pull_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/addonpack/addonpack/pkg/artifact"
+	"github.com/addonpack/addonpack/pkg/cache"
+	"github.com/addonpack/addonpack/pkg/pull"
+	"github.com/addonpack/addonpack/testregistry"
+)
+
+// TestCachedPullFetchesNoBlob pulls twice through the cache and asserts on the
+// registry's request log that the second pull fetched no blob and no
+// manifest, only resolved the tag; then pulls offline from the cache alone.
+func TestCachedPullFetchesNoBlob(t *testing.T) {
+	ctx := context.Background()
+	reg := testregistry.New(t)
+	ref, _, c := publish(t, reg.Host())
+	ch, err := cache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := cache.Source{Inner: artifact.Remote{Client: c, Ref: ref}, Cache: ch}
+	if _, err := pull.Pull(ctx, src, filepath.Join(t.TempDir(), "a"), pull.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	reg.ResetLog()
+	out := filepath.Join(t.TempDir(), "b")
+	if _, err := pull.Pull(ctx, src, out, pull.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	assertSameTree(t, helloExample, out)
+	for _, r := range reg.Log() {
+		if r.Method == http.MethodGet || strings.Contains(r.Path, "/blobs/") {
+			t.Errorf("cached pull made a content request: %s %s", r.Method, r.Path)
+		}
+	}
+	if len(reg.Log()) != 1 {
+		t.Errorf("cached pull made %d requests, want the one resolve: %+v", len(reg.Log()), reg.Log())
+	}
+
+	// Offline: no request at all.
+	reg.ResetLog()
+	offline := cache.Source{Inner: artifact.Remote{Client: c, Ref: ref}, Cache: ch, Offline: true}
+	out = filepath.Join(t.TempDir(), "c")
+	if _, err := pull.Pull(ctx, offline, out, pull.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	assertSameTree(t, helloExample, out)
+	if n := len(reg.Log()); n != 0 {
+		t.Errorf("offline pull made %d requests", n)
+	}
+	other := ref
+	other.Tag = "never-pulled"
+	_, err = pull.Pull(ctx, cache.Source{Inner: artifact.Remote{Client: c, Ref: other}, Cache: ch, Offline: true}, filepath.Join(t.TempDir(), "d"), pull.Options{})
+	if !errors.Is(err, cache.ErrOffline) {
+		t.Fatalf("offline pull of an uncached tag: %v", err)
+	}
+}
+
+func TestVerifyRunsBeforeContent(t *testing.T) {
+	reg := testregistry.New(t)
+	ref, built, c := publish(t, reg.Host())
+	reg.ResetLog()
+	refused := errors.New("refused by policy")
+	var seen ocispec.Descriptor
+	parent := t.TempDir()
+	_, err := pull.Pull(context.Background(), artifact.Remote{Client: c, Ref: ref}, filepath.Join(parent, "out"), pull.Options{
+		Verify: func(_ context.Context, d ocispec.Descriptor) error { seen = d; return refused },
+	})
+	if !errors.Is(err, refused) {
+		t.Fatalf("got %v", err)
+	}
+	if seen.Digest != built.Manifest.Digest {
+		t.Fatalf("Verify saw %s, want %s", seen.Digest, built.Manifest.Digest)
+	}
+	for _, r := range reg.Log() {
+		if r.Method == http.MethodGet {
+			t.Errorf("content fetched before verification: %s %s", r.Method, r.Path)
+		}
+	}
+	assertOnly(t, parent)
+}
