@@ -44,13 +44,26 @@ func inject(tree *pkgTree, root, kfile string, config []byte, components []strin
 		if err != nil {
 			return nil, err
 		}
-		name := configFileName(tree, root)
-		if err := tree.write(path.Join(root, name), []byte(obj)); err != nil {
-			return nil, fmt.Errorf("writing config object: %w", err)
-		}
-		written = append(written, path.Join(root, name))
-		if err := appendToList(kust, "resources", name); err != nil {
+		listed, err := packedConfig(tree, kust, root, []byte(obj))
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", kfile, err)
+		}
+		if listed != "" {
+			// The package lists its defaults as a resource, so that it
+			// builds standalone; the resolved object takes its place.
+			if err := tree.write(listed, []byte(obj)); err != nil {
+				return nil, fmt.Errorf("writing config object: %w", err)
+			}
+			written = append(written, listed)
+		} else {
+			name := configFileName(tree, root)
+			if err := tree.write(path.Join(root, name), []byte(obj)); err != nil {
+				return nil, fmt.Errorf("writing config object: %w", err)
+			}
+			written = append(written, path.Join(root, name))
+			if err := appendToList(kust, "resources", name); err != nil {
+				return nil, fmt.Errorf("%s: %w", kfile, err)
+			}
 		}
 	}
 	if len(components) > 0 {
@@ -182,4 +195,36 @@ func appendToList(m *yaml.RNode, key string, values ...string) error {
 		seq.Content = append(seq.Content, yaml.NewStringRNode(v).YNode())
 	}
 	return nil
+}
+
+// packedConfig returns the package path of a file listed in the root
+// kustomization's resources that holds exactly one object of the config
+// object's apiVersion and kind (the packed defaults), or "".
+func packedConfig(tree *pkgTree, kust *yaml.RNode, root string, config []byte) (string, error) {
+	want, err := readObjects(config)
+	if err != nil || len(want) != 1 {
+		return "", err
+	}
+	entries, err := listValues(kust, "resources")
+	if err != nil {
+		return "", err
+	}
+	for _, e := range entries {
+		p, ok := resolve(root, e)
+		if !ok || !tree.file(p) {
+			continue
+		}
+		data, err := tree.read(p)
+		if err != nil {
+			return "", err
+		}
+		nodes, err := readObjects(data)
+		if err != nil || len(nodes) != 1 {
+			continue
+		}
+		if nodes[0].GetApiVersion() == want[0].GetApiVersion() && nodes[0].GetKind() == want[0].GetKind() {
+			return p, nil
+		}
+	}
+	return "", nil
 }
