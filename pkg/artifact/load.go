@@ -19,8 +19,11 @@ type Loaded struct {
 	// ManifestJSON is the manifest exactly as stored.
 	ManifestJSON []byte
 	*spec.Artifact
-	// Addon is the config blob: the resolved addon.yaml.
+	// Addon is the resolved addon.yaml from the config blob.
 	Addon *spec.Addon
+	// Schema is the canonical component-config schema from the config
+	// blob; nil when the add-on declares no config type.
+	Schema []byte
 }
 
 // Load resolves src once and fetches and checks the manifest and config.
@@ -51,9 +54,9 @@ func LoadDigest(ctx context.Context, src Source, desc ocispec.Descriptor) (*Load
 	if err != nil {
 		return nil, fmt.Errorf("%s: config %s: %w", ref, a.Config.Digest, err)
 	}
-	addon, err := spec.ParseAddon(cfg, ref+" config")
+	blob, err := spec.ParseConfigBlob(cfg, ref+" config")
 	if err != nil {
 		return nil, err
 	}
-	return &Loaded{Ref: ref, Descriptor: desc, ManifestJSON: raw, Artifact: a, Addon: addon}, nil
+	return &Loaded{Ref: ref, Descriptor: desc, ManifestJSON: raw, Artifact: a, Addon: &blob.Addon, Schema: blob.Schema}, nil
 }

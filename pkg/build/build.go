@@ -31,11 +31,11 @@ var (
 type Result struct {
 	// Manifest is the root descriptor, with ArtifactType and annotations set.
 	Manifest ocispec.Descriptor
-	// Addon is the resolved addon.yaml stored as the config blob.
+	// Addon is the resolved addon.yaml stored in the config blob.
 	Addon *spec.Addon
 	// Annotations are the manifest annotations.
 	Annotations map[string]string
-	// Layers are the content layer and, if any, the schema layer.
+	// Layers holds the one layer: the package tree.
 	Layers []ocispec.Descriptor
 }
 
@@ -74,8 +74,17 @@ func Build(ctx context.Context, dir string, store content.Pusher, opts Options) 
 	if err := archive.Write(ctx, &layer, src.memFiles(tree)); err != nil {
 		return nil, fmt.Errorf("packing %s: %w", dir, err)
 	}
-	configJSON, err := json.Marshal(resolved)
+	cb := spec.ConfigBlob{Addon: resolved}
+	if cc != nil {
+		cb.Schema = cc.schemaJSON
+	}
+	configJSON, err := json.Marshal(cb)
 	if err != nil {
+		return nil, err
+	}
+	// What the builder writes, its consumers must accept: derived images
+	// included.
+	if _, err := spec.ParseConfigBlob(configJSON, src.displayPath(spec.FileName)+" (resolved)"); err != nil {
 		return nil, err
 	}
 	annotations, err := opts.annotations(ctx, dir, &resolved)
@@ -83,25 +92,16 @@ func Build(ctx context.Context, dir string, store content.Pusher, opts Options) 
 		return nil, err
 	}
 
-	blobs := []blob{
-		{desc(spec.ConfigMediaType, configJSON, nil), configJSON},
-		{desc(spec.ContentMediaType, layer.Bytes(), map[string]string{spec.AnnotationTitle: spec.ContentTitle}), layer.Bytes()},
-	}
-	var schemaDesc *ocispec.Descriptor
-	if cc != nil {
-		d := desc(spec.SchemaMediaType, cc.schemaJSON, map[string]string{spec.AnnotationTitle: spec.SchemaTitle})
-		schemaDesc = &d
-		blobs = append(blobs, blob{d, cc.schemaJSON})
-	}
-	manifest := spec.NewManifest(blobs[0].desc, blobs[1].desc, schemaDesc, annotations)
+	config := desc(spec.ConfigMediaType, configJSON, nil)
+	content := desc(spec.ContentMediaType, layer.Bytes(), map[string]string{spec.AnnotationTitle: spec.ContentTitle})
+	manifest := spec.NewManifest(config, content, annotations)
 	manifestJSON, err := json.Marshal(manifest)
 	if err != nil {
 		return nil, err
 	}
 	root := desc(spec.ManifestMediaType, manifestJSON, nil)
 	root.ArtifactType = spec.ArtifactType
-	blobs = append(blobs, blob{root, manifestJSON})
-	for _, b := range blobs {
+	for _, b := range []blob{{config, configJSON}, {content, layer.Bytes()}, {root, manifestJSON}} {
 		if err := pushOnce(ctx, store, b); err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"testing/fstest"
 
 	"github.com/addonpack/addonpack/pkg/archive"
 	"github.com/addonpack/addonpack/pkg/spec"
@@ -53,6 +54,20 @@ func loadSource(dir string, limits archive.Limits) (*source, error) {
 		return nil, fmt.Errorf("%s: excluded from the package by .addonpackignore: %w", manifestPath, ErrSource)
 	}
 	return s, s.checkPaths()
+}
+
+// LoadTree validates dir's addon.yaml and returns it with the package files
+// exactly as they would be packed (ignore rules applied), read into memory.
+func LoadTree(dir string, limits archive.Limits) (*spec.Addon, fstest.MapFS, error) {
+	src, err := loadSource(dir, limits)
+	if err != nil {
+		return nil, nil, err
+	}
+	tree, err := src.readTree()
+	if err != nil {
+		return nil, nil, err
+	}
+	return src.addon, tree, nil
 }
 
 // checkPaths makes sure every path addon.yaml names is in the package.

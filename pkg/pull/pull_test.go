@@ -210,7 +210,7 @@ func pushRaw(t *testing.T, host string, layer []byte, mutate func(*ocispec.Manif
 	t.Helper()
 	ctx := context.Background()
 	store := memory.New()
-	addonJSON := []byte(`{"apiVersion":"addonpack.dev/v1alpha1","kind":"Addon","metadata":{"name":"evil"},"spec":{"version":"1.0.0","description":"x"}}`)
+	addonJSON := []byte(`{"addon":{"apiVersion":"addonpack.dev/v1alpha1","kind":"Addon","metadata":{"name":"evil"},"spec":{"version":"1.0.0","description":"x"}}}`)
 	put := func(mt string, data []byte) ocispec.Descriptor {
 		d := ocispec.Descriptor{MediaType: mt, Digest: digest.FromBytes(data), Size: int64(len(data))}
 		if err := store.Push(ctx, d, bytes.NewReader(data)); err != nil {
@@ -218,7 +218,7 @@ func pushRaw(t *testing.T, host string, layer []byte, mutate func(*ocispec.Manif
 		}
 		return d
 	}
-	m := spec.NewManifest(put(spec.ConfigMediaType, addonJSON), put(spec.ContentMediaType, layer), nil, nil)
+	m := spec.NewManifest(put(spec.ConfigMediaType, addonJSON), put(spec.ContentMediaType, layer), nil)
 	if mutate != nil {
 		mutate(&m)
 	}

@@ -97,3 +97,27 @@ func checkTarget(target string, force bool) error {
 	}
 	return fmt.Errorf("%s: %w (use --force to replace it)", target, ErrTargetNotEmpty)
 }
+
+// WriteTree creates a directory tree at target atomically: fill writes the
+// tree into a staging directory beside target, which is renamed into place
+// only when fill succeeds. target must be missing or empty unless force, in
+// which case it is replaced. On failure target is unchanged and nothing is
+// left behind.
+func WriteTree(target string, force bool, fill func(tree string) error) (err error) {
+	if err := checkTarget(target, force); err != nil {
+		return err
+	}
+	stage, err := newStaging(target)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := stage.cleanup(); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
+	if err := fill(stage.tree()); err != nil {
+		return err
+	}
+	return stage.commit(target, force)
+}

@@ -16,24 +16,19 @@ const MaxManifestSize = 4 << 20
 // Artifact is a parsed and checked addonpack manifest.
 type Artifact struct {
 	Manifest ocispec.Manifest
-	Config   ocispec.Descriptor  // the resolved addon.yaml as JSON
-	Content  ocispec.Descriptor  // layer 0: the package tree, tar+gzip
-	Schema   *ocispec.Descriptor // the component-config schema, if any
+	Config   ocispec.Descriptor // the ConfigBlob
+	Content  ocispec.Descriptor // layers[0]: the package tree, tar+gzip
 }
 
-// NewManifest assembles the manifest of an add-on artifact. Layer order is
-// normative: the content layer first, then the schema layer.
-func NewManifest(config, content ocispec.Descriptor, schema *ocispec.Descriptor, annotations map[string]string) ocispec.Manifest {
-	layers := []ocispec.Descriptor{content}
-	if schema != nil {
-		layers = append(layers, *schema)
-	}
+// NewManifest assembles the manifest of an add-on artifact: one config blob
+// and exactly one layer, the package tree.
+func NewManifest(config, content ocispec.Descriptor, annotations map[string]string) ocispec.Manifest {
 	return ocispec.Manifest{
 		Versioned:    specs.Versioned{SchemaVersion: 2},
 		MediaType:    ManifestMediaType,
 		ArtifactType: ArtifactType,
 		Config:       config,
-		Layers:       layers,
+		Layers:       []ocispec.Descriptor{content},
 		Annotations:  annotations,
 	}
 }
@@ -78,18 +73,11 @@ func ParseManifest(data []byte, ref string) (*Artifact, error) {
 		if err := checkDescriptor(l, field, bad); err != nil {
 			return nil, err
 		}
-		switch {
-		case i == 0:
-		case isTarMediaType(l.MediaType):
+		if i > 0 && isTarMediaType(l.MediaType) {
 			return nil, bad(field+".mediaType", "is %q: only layers[0] may be a tar layer", l.MediaType)
-		case l.MediaType == SchemaMediaType:
-			if a.Schema != nil {
-				return nil, bad(field, "is a second schema layer")
-			}
-			l := l
-			a.Schema = &l
 		}
-		// Other non-tar layers are ignored, for forward compatibility.
+		// Other non-tar layers are ignored, for forward compatibility;
+		// addonpack itself never writes them (Argo CD refuses them).
 	}
 	return a, nil
 }

@@ -14,24 +14,21 @@ const (
 const (
 	// ArtifactType is the manifest's artifactType.
 	ArtifactType = "application/vnd.addonpack.addon.v1"
-	// ConfigMediaType is the config blob: the resolved addon.yaml as JSON.
+	// ConfigMediaType is the config blob (ConfigBlob): the resolved
+	// addon.yaml and the component-config schema, as JSON.
 	ConfigMediaType = "application/vnd.addonpack.addon.config.v1+json"
-	// ContentMediaType is the first and only tar layer: the package tree.
-	// It is the standard OCI layer type so that Flux, Argo CD, oras, crane
-	// and tar can read it.
+	// ContentMediaType is the one and only layer: the package tree. It is
+	// the standard OCI layer type, and the manifest has no other layer,
+	// because Argo CD refuses manifests with more than one layer and Flux
+	// takes the first; oras, crane and tar read it as it is.
 	ContentMediaType = ocispec.MediaTypeImageLayerGzip
-	// SchemaMediaType is the component-config schema as canonical JSON.
-	SchemaMediaType = "application/vnd.addonpack.config.schema.v1+json"
 	// ManifestMediaType is the only manifest media type addonpack writes.
 	ManifestMediaType = ocispec.MediaTypeImageManifest
 )
 
-// Layer titles (org.opencontainers.image.title on each layer), used by
-// `oras pull` as file names.
-const (
-	ContentTitle = "package.tar.gz"
-	SchemaTitle  = "config.schema.json"
-)
+// ContentTitle is the layer's org.opencontainers.image.title, the file name
+// `oras pull` saves it as.
+const ContentTitle = "package.tar.gz"
 
 // Annotation keys written on the manifest.
 const (

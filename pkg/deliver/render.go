@@ -1,0 +1,115 @@
+package deliver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/yaml"
+
+	"github.com/addonpack/addonpack/pkg/pull"
+	"github.com/addonpack/addonpack/pkg/render"
+)
+
+// Render resolves values (nil: the packed defaults) and builds the package:
+// multi-document YAML, byte-identical for the same package and values.
+func (p *Package) Render(ctx context.Context, values []byte, valuesName string) ([]byte, error) {
+	in, err := p.input(values, valuesName)
+	if err != nil {
+		return nil, err
+	}
+	out, err := render.Build(ctx, in)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p.Name, err)
+	}
+	return out, nil
+}
+
+// ToJSON turns rendered YAML into one indented JSON "v1 List", which
+// `kubectl apply -f` accepts.
+func ToJSON(rendered []byte) ([]byte, error) {
+	nodes, err := (&kio.ByteReader{Reader: bytes.NewReader(rendered), OmitReaderAnnotations: true}).Read()
+	if err != nil {
+		return nil, err
+	}
+	items := make([]json.RawMessage, 0, len(nodes))
+	for _, n := range nodes {
+		s, err := n.String()
+		if err != nil {
+			return nil, err
+		}
+		js, err := yaml.YAMLToJSON([]byte(s))
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, js)
+	}
+	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(list); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// WriteKustomize writes the package tree with the resolved config wired into
+// its kustomization to dir, atomically (see pull.WriteTree). `kubectl apply
+// -k DIR/<kustomize root>`, Flux and Argo CD build it exactly as Render does.
+// It returns the kustomization directory inside dir.
+func (p *Package) WriteKustomize(ctx context.Context, values []byte, valuesName, dir string, force bool) (string, error) {
+	in, err := p.input(values, valuesName)
+	if err != nil {
+		return "", err
+	}
+	overlay, err := render.Overlay(ctx, in)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", p.Name, err)
+	}
+	err = pull.WriteTree(dir, force, func(tree string) error {
+		root, err := os.OpenRoot(tree)
+		if err != nil {
+			return err
+		}
+		defer root.Close()
+		write := func(rel string, data []byte) error {
+			if err := root.MkdirAll(path.Dir(rel), 0o755); err != nil {
+				return err
+			}
+			return root.WriteFile(rel, data, 0o644)
+		}
+		err = fs.WalkDir(p.Files, ".", func(rel string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			if _, replaced := overlay[rel]; replaced {
+				return nil
+			}
+			data, err := fs.ReadFile(p.Files, rel)
+			if err != nil {
+				return err
+			}
+			return write(rel, data)
+		})
+		if err != nil {
+			return err
+		}
+		for rel, data := range overlay {
+			if err := write(rel, data); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, filepath.FromSlash(in.Root)), nil
+}
