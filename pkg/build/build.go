@@ -30,13 +30,13 @@ var (
 // Result describes a built artifact.
 type Result struct {
 	// Manifest is the root descriptor, with ArtifactType and annotations set.
-	Manifest ocispec.Descriptor
+	Manifest ocispec.Descriptor `json:"manifest"`
 	// Addon is the resolved addon.yaml stored in the config blob.
-	Addon *spec.Addon
+	Addon *spec.Addon `json:"addon"`
 	// Annotations are the manifest annotations.
-	Annotations map[string]string
+	Annotations map[string]string `json:"annotations"`
 	// Layers holds the one layer: the package tree.
-	Layers []ocispec.Descriptor
+	Layers []ocispec.Descriptor `json:"layers"`
 }
 
 // Build validates the add-on source in dir, packs it and pushes the config,
@@ -59,15 +59,13 @@ func Build(ctx context.Context, dir string, store content.Pusher, opts Options) 
 	if cc != nil {
 		in.Config, in.Components = cc.object, cc.components
 	}
-	rendered, err := render.Build(ctx, in)
+	images, err := src.renderCheck(ctx, in)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w: %w", src.displayPath(src.addon.KustomizeRoot()), ErrRender, err)
+		return nil, err
 	}
 	resolved := *src.addon
-	if len(resolved.Spec.Images) == 0 {
-		if resolved.Spec.Images, err = render.Images(rendered); err != nil {
-			return nil, fmt.Errorf("%s: %w", src.displayPath(src.addon.KustomizeRoot()), err)
-		}
+	if err := checkImages(&resolved, images, src.displayPath(spec.FileName)); err != nil {
+		return nil, err
 	}
 
 	var layer bytes.Buffer
@@ -177,7 +175,9 @@ func (o Options) annotations(ctx context.Context, dir string, a *spec.Addon) (ma
 		if !info.Time.IsZero() {
 			created = info.Time
 		}
-		if revision == "" {
+		// A tree with uncommitted changes is not that commit: claim no
+		// revision rather than a wrong one.
+		if revision == "" && !info.Dirty {
 			revision = info.Commit
 		}
 	}

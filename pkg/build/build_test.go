@@ -157,6 +157,10 @@ func TestAnnotations(t *testing.T) {
 	if got := res.Annotations[spec.AnnotationRevision]; got != commit {
 		t.Errorf("revision from git = %q", got)
 	}
+	res, _, _ = buildManifest(t, helloExample, build.Options{VCS: fakeVCS{vcs.Info{Commit: commit, Time: when, Dirty: true}}})
+	if _, ok := res.Annotations[spec.AnnotationRevision]; ok || res.Annotations[spec.AnnotationCreated] != "2024-01-02T03:04:05Z" {
+		t.Errorf("a dirty tree claims a revision or lost its time: %v", res.Annotations)
+	}
 	epoch := time.Unix(1700000000, 0)
 	res, _, _ = buildManifest(t, helloExample, build.Options{Created: &epoch, Revision: "v1", VCS: fakeVCS{vcs.Info{Commit: commit, Time: when}}})
 	if res.Annotations[spec.AnnotationCreated] != "2023-11-14T22:13:20Z" || res.Annotations[spec.AnnotationRevision] != "v1" {

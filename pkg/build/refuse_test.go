@@ -90,7 +90,18 @@ func TestRefusals(t *testing.T) {
 		{"component switch not boolean", func(t *testing.T, dir string) {
 			replace("addon.yaml", "    defaults: config/defaults.yaml", "    defaults: config/defaults.yaml\n    components:\n      - path: extra\n        when: message")(t, dir)
 			write("extra/kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n")(t, dir)
-		}, []string{"addon.yaml: spec.config.components[0].when", "is \"hello from", "not a boolean"}, spec.ErrInvalid},
+		}, []string{"addon.yaml: spec.config.components[0].when", "config/schema.yaml has type string, want boolean"}, spec.ErrInvalid},
+		{"component switch names no property", func(t *testing.T, dir string) {
+			replace("addon.yaml", "    defaults: config/defaults.yaml", "    defaults: config/defaults.yaml\n    components:\n      - path: extra\n        when: extra.enabled")(t, dir)
+			write("extra/kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n")(t, dir)
+		}, []string{"addon.yaml: spec.config.components[0].when", "has no property \"extra\""}, spec.ErrInvalid},
+		{"component disabled by default refers to a remote base", func(t *testing.T, dir string) {
+			replace("addon.yaml", "    defaults: config/defaults.yaml", "    defaults: config/defaults.yaml\n    components:\n      - path: extra\n        when: extra")(t, dir)
+			replace("config/schema.yaml", "properties:", "properties:\n  extra: {type: boolean, default: false}")(t, dir)
+			write("extra/kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources:\n  - https://example.com/evil.yaml\n")(t, dir)
+		}, []string{"extra/kustomization.yaml", "https://example.com/evil.yaml"}, render.ErrRemoteResource},
+		{"declared images miss a rendered one", replace("addon.yaml", "  kubernetes:", "  images:\n    - docker.io/hashicorp/http-echo:0.2.3\n  kubernetes:"),
+			[]string{"addon.yaml: spec.images", "docker.io/hashicorp/http-echo:1.0.0", "not declared"}, spec.ErrInvalid},
 		{"symlink leaving the package", func(t *testing.T, dir string) {
 			if err := os.Symlink("/etc/passwd", filepath.Join(dir, "passwd.yaml")); err != nil {
 				t.Fatal(err)

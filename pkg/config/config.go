@@ -55,6 +55,9 @@ func Load(files fs.FS, a *spec.Addon, limits schema.Limits, display func(string)
 	}
 	t := &Type{APIVersion: c.APIVersion, Kind: c.Kind, Name: a.Metadata.Name, Schema: sch,
 		SchemaFile: display(c.Schema), Components: c.Components}
+	if err := t.checkWhen(); err != nil {
+		return nil, err
+	}
 	if c.Defaults != "" {
 		t.DefaultsFile = display(c.Defaults)
 		data, err := fs.ReadFile(files, c.Defaults)

@@ -63,6 +63,23 @@ type Schema struct {
 // "config/schema.yaml") and compiles it as the schema of a config object's spec.
 // See the package documentation for the dialect accepted.
 func Compile(data []byte, name string, limits Limits) (*Schema, error) {
+	s, err := compile(data, name, limits)
+	if err != nil {
+		return nil, schemaError{err}
+	}
+	return s, nil
+}
+
+// ErrSchema is matched by every error of Compile: the schema document itself
+// is unusable.
+var ErrSchema = errors.New("invalid schema")
+
+type schemaError struct{ err error }
+
+func (e schemaError) Error() string   { return e.err.Error() }
+func (e schemaError) Unwrap() []error { return []error{e.err, ErrSchema} }
+
+func compile(data []byte, name string, limits Limits) (*Schema, error) {
 	limits = limits.withDefaults()
 	if len(data) > limits.MaxBytes {
 		return nil, fmt.Errorf("%s: schema is %d bytes, limit is %d: %w", name, len(data), limits.MaxBytes, ErrLimit)

@@ -18,8 +18,8 @@ import (
 // Info describes the git state of a directory. The zero value means "not in
 // a git work tree (or git is not installed)".
 type Info struct {
-	Commit    string    // full hex object name of HEAD
-	Time      time.Time // committer time of HEAD
+	Commit    string    // the last commit that changed the directory
+	Time      time.Time // that commit's committer time
 	Dirty     bool      // uncommitted changes under the directory
 	RemoteURL string    // remote.origin.url, credentials stripped
 }
@@ -57,10 +57,13 @@ func (g Git) Describe(ctx context.Context, dir string) (Info, error) {
 	if inside, err := run("rev-parse", "--is-inside-work-tree"); err != nil || inside != "true" {
 		return Info{}, nil
 	}
-	line, err := run("log", "-1", "--format=%H %ct")
+	// The last commit that touched this directory, not HEAD: commits
+	// elsewhere in the repository must not change an add-on's digest.
+	line, err := run("log", "-1", "--format=%H %ct", "--", ".")
 	if err != nil || line == "" {
-		// A work tree without commits has nothing to record.
-		return Info{}, nil
+		// No commit touches the directory (a new, untracked add-on, or a
+		// work tree without commits): nothing to record but dirtiness.
+		return Info{Dirty: true}, nil
 	}
 	commit, secs, ok := strings.Cut(line, " ")
 	if !ok {

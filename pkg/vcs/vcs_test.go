@@ -56,6 +56,38 @@ func TestDescribeWorkTree(t *testing.T) {
 	if info.RemoteURL != "https://example.com/org/repo.git" {
 		t.Fatalf("remote URL keeps credentials or is wrong: %q", info.RemoteURL)
 	}
+	// A later commit elsewhere in the repository does not change the facts
+	// of a directory it did not touch.
+	sub := filepath.Join(dir, "addon")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "addon.yaml"), []byte("x: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", ".")
+	git("commit", "-qm", "addon")
+	first, err := Git{}.Describe(context.Background(), sub)
+	if err != nil || first.Dirty || first.Commit == info.Commit {
+		t.Fatalf("addon dir: %+v, %v", first, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "other.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", ".")
+	git("commit", "-qm", "unrelated")
+	if again, err := (Git{}).Describe(context.Background(), sub); err != nil || again != first {
+		t.Fatalf("an unrelated commit changed the addon dir's facts: %+v vs %+v", again, first)
+	}
+	untracked := filepath.Join(dir, "new")
+	if err := os.MkdirAll(untracked, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(untracked, "f"), []byte("x"), 0o644)
+	if info, err := (Git{}).Describe(context.Background(), untracked); err != nil || info.Commit != "" || !info.Dirty {
+		t.Fatalf("untracked dir: %+v, %v", info, err)
+	}
+
 	if err := os.WriteFile(filepath.Join(dir, "a.yaml"), []byte("a: 2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/addonpack/addonpack/pkg/archive"
 	"github.com/addonpack/addonpack/pkg/build"
+	"github.com/addonpack/addonpack/pkg/config"
 	"github.com/addonpack/addonpack/pkg/layout"
 	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/registry"
@@ -68,7 +69,7 @@ func isInvalid(err error) bool {
 	for _, target := range []error{
 		spec.ErrInvalid, build.ErrSource, schema.ErrInvalid, layout.ErrLayout, registry.ErrTooLarge,
 		archive.ErrUnsafePath, archive.ErrEntryType, archive.ErrDuplicate, archive.ErrLimit, archive.ErrIgnoreFile,
-		schema.ErrExternalRef, schema.ErrLimit, archive.ErrFormat, archive.ErrFileChanged,
+		schema.ErrSchema, schema.ErrObject, config.ErrNoConfig, archive.ErrFormat, archive.ErrFileChanged,
 		render.ErrRemoteResource, render.ErrHelm, render.ErrPlugin, build.ErrRender,
 	} {
 		if errors.Is(err, target) {

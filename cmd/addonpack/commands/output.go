@@ -42,6 +42,7 @@ func (f format) print(w io.Writer, v any, text func(io.Writer) error) error {
 	if f == formatJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
 		return enc.Encode(v)
 	}
 	return text(w)

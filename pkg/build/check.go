@@ -1,0 +1,70 @@
+package build
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/addonpack/addonpack/pkg/render"
+	"github.com/addonpack/addonpack/pkg/spec"
+)
+
+// renderCheck builds the kustomization as a consumer with the packed
+// defaults gets it and, when the add-on has components, once more with every
+// component on, so that a component the defaults leave off is checked too
+// (remote resources, plugins, broken manifests). It returns the images of
+// both renderings.
+func (s *source) renderCheck(ctx context.Context, in render.Input) ([]string, error) {
+	where := s.displayPath(s.addon.KustomizeRoot())
+	rendered, err := render.Build(ctx, in)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %w", where, ErrRender, err)
+	}
+	images, err := render.Images(rendered)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	c := s.addon.Spec.Config
+	if c == nil || len(c.Components) == 0 {
+		return images, nil
+	}
+	all := in
+	all.Components = nil
+	for _, comp := range c.Components {
+		all.Components = append(all.Components, RelTo(s.addon.KustomizeRoot(), comp.Path))
+	}
+	rendered, err = render.Build(ctx, all)
+	if err != nil {
+		return nil, fmt.Errorf("%s with every component of spec.config.components enabled: %w: %w", where, ErrRender, err)
+	}
+	more, err := render.Images(rendered)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	images = append(images, more...)
+	slices.Sort(images)
+	return slices.Compact(images), nil
+}
+
+// checkImages derives spec.images from the rendered output when addon.yaml
+// omits them, and otherwise requires every rendered image to be declared,
+// so the list consumers rely on (for mirroring, scanning, relocation) is
+// complete.
+func checkImages(a *spec.Addon, rendered []string, file string) error {
+	if len(a.Spec.Images) == 0 {
+		a.Spec.Images = rendered
+		return nil
+	}
+	var missing []string
+	for _, img := range rendered {
+		if !slices.Contains(a.Spec.Images, img) {
+			missing = append(missing, img)
+		}
+	}
+	if len(missing) > 0 {
+		return &spec.FieldError{File: file, Field: "spec.images",
+			Msg: fmt.Sprintf("the manifests use images that are not declared: %s (declare them, or omit spec.images to derive the list)", strings.Join(missing, ", "))}
+	}
+	return nil
+}
