@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
-
 )
 
 // TestOverlayBuildsLikeBuild writes the overlay over a copy of the package

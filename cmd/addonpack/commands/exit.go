@@ -45,6 +45,8 @@ func ExitCode(ctx context.Context, err error) int {
 	switch {
 	case err == nil:
 		return ExitOK
+	case errors.As(err, new(errDiffer)):
+		return ExitFailure
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		return ExitInterrupted
 	case errors.As(err, &usage), errors.Is(err, registry.ErrInvalidReference):

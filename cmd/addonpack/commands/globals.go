@@ -9,9 +9,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/addonpack/addonpack/pkg/archive"
 	"github.com/addonpack/addonpack/pkg/artifact"
+	"github.com/addonpack/addonpack/pkg/cache"
+	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/layout"
+	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/spec"
 )
 
 // globals are the flags every command shares: how to reach registries.
@@ -23,6 +28,9 @@ type globals struct {
 	insecure  bool
 	caFile    string
 	config    string
+	cacheDir  string
+	noCache   bool
+	offline   bool
 }
 
 func (g *globals) addFlags(cmd *cobra.Command) {
@@ -31,6 +39,9 @@ func (g *globals) addFlags(cmd *cobra.Command) {
 	f.BoolVar(&g.insecure, "insecure-skip-tls-verify", false, "do not verify registry TLS certificates")
 	f.StringVar(&g.caFile, "ca-file", "", "PEM file of CA certificates to trust for registries")
 	f.StringVar(&g.config, "registry-config", "", "docker config.json with registry credentials (default $DOCKER_CONFIG/config.json or ~/.docker/config.json)")
+	f.StringVar(&g.cacheDir, "cache-dir", "", "content-addressed cache of pulled blobs (default $XDG_CACHE_HOME/addonpack or ~/.cache/addonpack)")
+	f.BoolVar(&g.noCache, "no-cache", false, "neither read nor write the cache")
+	f.BoolVar(&g.offline, "offline", false, "use only the cache: resolve tags to the digest they last resolved to, fetch nothing")
 }
 
 // client builds the registry client from the flags and the environment.
@@ -83,5 +94,42 @@ func (g *globals) source(ctx context.Context, arg string) (artifact.Source, erro
 	if err != nil {
 		return nil, err
 	}
-	return artifact.Remote{Client: c, Ref: ref}, nil
+	remote := artifact.Remote{Client: c, Ref: ref}
+	if g.noCache {
+		if g.offline {
+			return nil, usageError{fmt.Errorf("--offline needs the cache: drop --no-cache")}
+		}
+		return remote, nil
+	}
+	dir := g.cacheDir
+	if dir == "" {
+		if dir, err = cache.DefaultDir(g.getenv); err != nil {
+			return nil, usageError{err}
+		}
+	}
+	ch, err := cache.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	return cache.Source{Inner: remote, Cache: ch, Offline: g.offline}, nil
+}
+
+// open opens ARG as a package to configure and render: an add-on source
+// directory (holding addon.yaml), an OCI layout, or a registry reference,
+// fetched by digest after opts.Verify.
+func (g *globals) open(ctx context.Context, arg string, opts pull.Options) (*deliver.Package, error) {
+	if isSourceDir(arg) {
+		return deliver.OpenDir(arg, archive.DefaultLimits())
+	}
+	src, err := g.source(ctx, arg)
+	if err != nil {
+		return nil, err
+	}
+	return deliver.Fetch(ctx, src, opts)
+}
+
+// isSourceDir reports whether arg is an add-on source directory.
+func isSourceDir(arg string) bool {
+	fi, err := os.Stat(filepath.Join(arg, spec.FileName))
+	return err == nil && fi.Mode().IsRegular()
 }

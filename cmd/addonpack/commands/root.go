@@ -42,6 +42,7 @@ and pulls it back checked, ready for kubectl, Flux or Argo CD.`,
 	g.addFlags(root)
 	root.AddCommand(
 		newInit(g), newBuild(g), newPush(g), newPull(g), newInspect(g),
+		newRender(g), newConfig(g), newDiff(g),
 		newRegistry(g), newVersion(g),
 	)
 	return root

@@ -1,0 +1,114 @@
+package commands
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/addonpack/addonpack/pkg/config"
+	"github.com/addonpack/addonpack/pkg/pull"
+	"github.com/addonpack/addonpack/pkg/schema"
+)
+
+func newConfig(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "config",
+		Short: "Show an add-on's config type: its schema and a starter config",
+	}
+	var format string
+	schemaCmd := &cobra.Command{
+		Use:   "schema REF|LAYOUT|DIR",
+		Short: "Print the schema of the add-on's config type",
+		Long: `schema prints the schema of the config object's spec: as canonical JSON Schema, as OpenAPI
+v3 YAML, or as a CustomResourceDefinition serving the config type (so an operator can
+serve the same type). For a registry reference only the manifest and config blob are
+fetched, not the content.`,
+		Example: `  addonpack config schema localhost:5000/addons/coredns:1.11.3
+  addonpack config schema ./examples/coredns --format crd | kubectl apply -f -`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			canonical, apiVersion, kind, err := g.configSchema(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			var out []byte
+			switch format {
+			case "jsonschema":
+				out = append(canonical, '\n')
+			case "openapi":
+				out, err = schema.OpenAPI(canonical)
+			case "crd":
+				out, err = schema.CRD(canonical, apiVersion, kind)
+			default:
+				return usageError{fmt.Errorf("--format %q: want jsonschema, openapi or crd", format)}
+			}
+			if err != nil {
+				return err
+			}
+			_, err = g.streams.Out.Write(out)
+			return err
+		},
+	}
+	schemaCmd.Flags().StringVar(&format, "format", "jsonschema", "jsonschema, openapi or crd")
+	defaultsCmd := &cobra.Command{
+		Use:   "defaults REF|LAYOUT|DIR",
+		Short: "Print a starter config: the packed defaults with the schema's defaults applied",
+		Example: `  addonpack config defaults localhost:5000/addons/coredns:1.11.3 > my-dns.yaml
+  addonpack render localhost:5000/addons/coredns:1.11.3 --values my-dns.yaml`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := g.open(cmd.Context(), args[0], pull.Options{})
+			if err != nil {
+				return err
+			}
+			defer p.Close()
+			t, err := p.ConfigType()
+			if err != nil {
+				return err
+			}
+			if t == nil {
+				return fmt.Errorf("%s: %w", p.Name, config.ErrNoConfig)
+			}
+			r, err := t.Resolve(nil, "")
+			if err != nil {
+				return err
+			}
+			_, err = g.streams.Out.Write(r.Object)
+			return err
+		},
+	}
+	cmd.AddCommand(schemaCmd, defaultsCmd)
+	return cmd
+}
+
+// configSchema returns the canonical schema and config type of ARG, from the
+// config blob for an artifact (no content download) or from a source dir.
+func (g *globals) configSchema(cmd *cobra.Command, arg string) ([]byte, string, string, error) {
+	if isSourceDir(arg) {
+		p, err := g.open(cmd.Context(), arg, pull.Options{})
+		if err != nil {
+			return nil, "", "", err
+		}
+		t, err := p.ConfigType()
+		if err != nil {
+			return nil, "", "", err
+		}
+		if t == nil {
+			return nil, "", "", fmt.Errorf("%s: %w", arg, config.ErrNoConfig)
+		}
+		return t.Schema.JSON(), t.APIVersion, t.Kind, nil
+	}
+	src, err := g.source(cmd.Context(), arg)
+	if err != nil {
+		return nil, "", "", err
+	}
+	loaded, err := pull.Load(cmd.Context(), src, pull.Options{})
+	if err != nil {
+		return nil, "", "", err
+	}
+	c := loaded.Addon.Spec.Config
+	if c == nil || loaded.Schema == nil {
+		return nil, "", "", fmt.Errorf("%s: %w", loaded.Ref, config.ErrNoConfig)
+	}
+	return loaded.Schema, c.APIVersion, c.Kind, nil
+}

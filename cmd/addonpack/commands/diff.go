@@ -1,0 +1,73 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/addonpack/addonpack/pkg/deliver"
+	"github.com/addonpack/addonpack/pkg/pull"
+)
+
+// errDiffer makes `diff --exit-code` exit 1 when the renderings differ.
+type errDiffer struct{}
+
+func (errDiffer) Error() string { return "the renderings differ" }
+
+func newDiff(g *globals) *cobra.Command {
+	var values string
+	var exitCode bool
+	cmd := &cobra.Command{
+		Use:   "diff A B",
+		Short: "Show a unified diff of the rendered output of two versions (or a version and a source dir)",
+		Long: `diff renders A and B — registry references, OCI layouts or source directories — with the
+same --values, and prints a unified diff of the output, so an upgrade can be reviewed
+before it is applied and CI can publish only on change (--exit-code: exit 1 when they
+differ, like git diff).`,
+		Example: `  addonpack diff localhost:5000/addons/coredns:1.11.2 localhost:5000/addons/coredns:1.11.3 --values my-dns.yaml
+  addonpack diff localhost:5000/addons/coredns:1.11.3 ./examples/coredns --exit-code`,
+		Args: exactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			data, name, err := g.readValues(values)
+			if err != nil {
+				return err
+			}
+			a, err := g.renderOne(cmd.Context(), args[0], data, name)
+			if err != nil {
+				return err
+			}
+			b, err := g.renderOne(cmd.Context(), args[1], data, name)
+			if err != nil {
+				return err
+			}
+			d, err := deliver.Diff(a, b, args[0], args[1])
+			if err != nil {
+				return err
+			}
+			if d == "" {
+				fmt.Fprintln(g.streams.Err, "no differences")
+				return nil
+			}
+			if _, err := fmt.Fprint(g.streams.Out, d); err != nil {
+				return err
+			}
+			if exitCode {
+				return errDiffer{}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&values, "values", "", "config object used for both renderings (- for stdin)")
+	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when the renderings differ")
+	return cmd
+}
+
+func (g *globals) renderOne(ctx context.Context, arg string, values []byte, name string) ([]byte, error) {
+	p, err := g.open(ctx, arg, pull.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	return p.Render(ctx, values, name)
+}

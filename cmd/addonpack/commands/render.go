@@ -1,0 +1,138 @@
+package commands
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/addonpack/addonpack/pkg/deliver"
+	"github.com/addonpack/addonpack/pkg/pull"
+	"github.com/addonpack/addonpack/pkg/registry"
+)
+
+func newRender(g *globals) *cobra.Command {
+	var (
+		values, out, format, forTool string
+		force                        bool
+		gitops                       deliver.GitOps
+		keyFile                      string
+	)
+	cmd := &cobra.Command{
+		Use:   "render REF|LAYOUT|DIR",
+		Short: "Render an add-on with your config for kubectl, kustomize, Flux or Argo CD",
+		Long: `render fetches the add-on by digest (or reads a source directory), validates --values
+against the packed schema after the packed defaults are applied (listing every failing
+field), and builds the kustomization in process. The same reference, values and flags
+always give byte-identical output.
+
+  --format yaml        multi-document YAML for kubectl apply -f - (default)
+  --format json        one JSON v1 List
+  --format kustomize   a directory (-o DIR) with the config wired into the kustomization,
+                       for kubectl apply -k, Flux or Argo CD; written atomically
+
+--for flux|argocd prints the objects those controllers need to consume the artifact straight
+from the registry, pinned by digest (Flux: OCIRepository with a layerSelector and, with
+--public-key, cosign verification, plus a Kustomization; Argo CD: an Application with an OCI
+source). They apply the package as published, with its default config.`,
+		Example: `  addonpack render localhost:5000/addons/coredns:1.11.3 --values my-dns.yaml | kubectl apply -f -
+  addonpack render ./examples/coredns --values examples/coredns/config/custom.yaml
+  addonpack render localhost:5000/addons/coredns:1.11.3 --format kustomize -o ./coredns && kubectl apply -k ./coredns
+  addonpack render --for flux localhost:5000/addons/coredns:1.11.3 --public-key cosign.pub`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if forTool != "" {
+				return g.renderFor(cmd, args[0], forTool, values, keyFile, gitops)
+			}
+			data, name, err := g.readValues(values)
+			if err != nil {
+				return err
+			}
+			p, err := g.open(ctx, args[0], pull.Options{})
+			if err != nil {
+				return err
+			}
+			defer p.Close()
+			switch format {
+			case "kustomize":
+				if out == "" || out == "-" {
+					return usageError{fmt.Errorf("--format kustomize writes a directory: pass -o DIR")}
+				}
+				root, err := p.WriteKustomize(ctx, data, name, out, force)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(g.streams.Err, "Wrote %s: kubectl apply -k %s\n", out, root)
+				return nil
+			case "yaml", "json":
+				rendered, err := p.Render(ctx, data, name)
+				if err != nil {
+					return err
+				}
+				if format == "json" {
+					if rendered, err = deliver.ToJSON(rendered); err != nil {
+						return err
+					}
+				}
+				if out == "" || out == "-" {
+					_, err = g.streams.Out.Write(rendered)
+					return err
+				}
+				return os.WriteFile(out, rendered, 0o644)
+			}
+			return usageError{fmt.Errorf("--format %q: want yaml, json or kustomize", format)}
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&values, "values", "", "your config object (YAML or JSON; - for stdin); default: the packed defaults")
+	f.StringVarP(&out, "output", "o", "-", "where to write: - for stdout, a file for yaml/json, a directory for kustomize")
+	f.StringVar(&format, "format", "yaml", "yaml, json or kustomize")
+	f.BoolVar(&force, "force", false, "with --format kustomize, replace a non-empty -o directory")
+	f.StringVar(&forTool, "for", "", "print the objects flux or argocd need to consume the artifact from the registry")
+	f.StringVar(&keyFile, "public-key", "", "with --for flux: cosign public key Flux verifies the signature with")
+	f.StringVar(&gitops.Namespace, "namespace", "", "with --for: namespace of the Flux/Argo CD objects (default flux-system / argocd)")
+	f.StringVar(&gitops.TargetNamespace, "target-namespace", "", "with --for: namespace for the add-on's namespaced objects")
+	f.StringVar(&gitops.Interval, "interval", "10m", "with --for: reconciliation interval")
+	return cmd
+}
+
+// renderFor prints Flux or Argo CD objects for a registry reference.
+func (g *globals) renderFor(cmd *cobra.Command, arg, tool, values, keyFile string, gitops deliver.GitOps) error {
+	if values != "" {
+		return usageError{fmt.Errorf("--values cannot be used with --for: Flux and Argo CD apply the package as published (default config); use --format kustomize -o DIR and commit the directory")}
+	}
+	ref, err := g.reference(arg)
+	if err != nil {
+		return err
+	}
+	src, err := g.source(cmd.Context(), arg)
+	if err != nil {
+		return err
+	}
+	loaded, err := pull.Load(cmd.Context(), src, pull.Options{})
+	if err != nil {
+		return err
+	}
+	gitops.Ref, gitops.Addon = ref.WithDigest(loaded.Descriptor.Digest), loaded.Addon
+	gitops.PlainHTTP = g.plainHTTP || registry.IsLoopback(ref.Registry)
+	if keyFile != "" {
+		if gitops.PublicKey, err = os.ReadFile(keyFile); err != nil {
+			return fmt.Errorf("--public-key: %w", err)
+		}
+	}
+	var out []byte
+	switch tool {
+	case "flux":
+		out, err = deliver.Flux(gitops)
+	case "argocd":
+		out, err = deliver.ArgoCD(gitops)
+	default:
+		return usageError{fmt.Errorf("--for %q: want flux or argocd", tool)}
+	}
+	if err != nil {
+		return err
+	}
+	_, err = g.streams.Out.Write(out)
+	return err
+}

@@ -1,0 +1,113 @@
+// Package examples_test runs every example add-on end to end: build, push to
+// an in-process registry, fetch by digest, render with the packed defaults
+// and with config/custom.yaml, and compare with expected/ (refresh with
+// go test ./examples -update).
+package examples_test
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"oras.land/oras-go/v2/content/memory"
+
+	"github.com/addonpack/addonpack/pkg/archive"
+	"github.com/addonpack/addonpack/pkg/artifact"
+	"github.com/addonpack/addonpack/pkg/build"
+	"github.com/addonpack/addonpack/pkg/deliver"
+	"github.com/addonpack/addonpack/pkg/pull"
+	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/testregistry"
+)
+
+var update = flag.Bool("update", false, "rewrite expected/ renderings")
+
+func TestExamples(t *testing.T) {
+	reg := testregistry.New(t)
+	c, err := registry.New(registry.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs, err := filepath.Glob("*/addon.yaml")
+	if err != nil || len(dirs) < 4 {
+		t.Fatalf("examples: %v %v", dirs, err)
+	}
+	for _, manifest := range dirs {
+		dir := filepath.Dir(manifest)
+		t.Run(dir, func(t *testing.T) {
+			ctx := context.Background()
+			store := memory.New()
+			res, err := build.Build(ctx, dir, store, build.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ref, err := registry.ParseReference(reg.Host() + "/examples/" + dir + ":" + res.Addon.Spec.Version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Push(ctx, store, res.Manifest, ref); err != nil {
+				t.Fatal(err)
+			}
+			p, err := deliver.Fetch(ctx, artifact.Remote{Client: c, Ref: ref}, pull.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			if p.Loaded.Descriptor.Digest != res.Manifest.Digest {
+				t.Fatalf("fetched %s, built %s", p.Loaded.Descriptor.Digest, res.Manifest.Digest)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "expected")); err == nil {
+				if _, err := p.Files.Open("expected"); err == nil {
+					t.Fatal("expected/ was packed: .addonpackignore must leave it out")
+				}
+			}
+			cases := map[string]string{"default.yaml": ""}
+			if _, err := os.Stat(filepath.Join(dir, "config", "custom.yaml")); err == nil {
+				cases["custom.yaml"] = filepath.Join(dir, "config", "custom.yaml")
+			}
+			for golden, valuesFile := range cases {
+				var values []byte
+				if valuesFile != "" {
+					if values, err = os.ReadFile(valuesFile); err != nil {
+						t.Fatal(err)
+					}
+				}
+				got, err := p.Render(ctx, values, valuesFile)
+				if err != nil {
+					t.Fatalf("render with %q: %v", valuesFile, err)
+				}
+				// The source directory renders the same as the pulled artifact.
+				local, err := deliver.OpenDir(dir, archive.DefaultLimits())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fromDir, err := local.Render(ctx, values, valuesFile); err != nil || string(fromDir) != string(got) {
+					t.Fatalf("source dir renders differently from the artifact (%v)", err)
+				}
+				compareGolden(t, filepath.Join(dir, "expected", golden), got)
+			}
+		})
+	}
+}
+
+func compareGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./examples -update)", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s: rendering changed (run go test ./examples -update if intended)\ngot:\n%s", path, got)
+	}
+}

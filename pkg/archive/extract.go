@@ -1,0 +1,256 @@
+package archive
+
+import (
+	"archive/tar"
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// Stats describes what Extract unpacked.
+type Stats struct {
+	Files int   // regular files created
+	Dirs  int   // directories created (explicit entries and implied parents)
+	Bytes int64 // sum of file sizes
+}
+
+// Extract unpacks the tar+gzip stream r into dir, which must already exist
+// and be empty. compressedSize is the exact blob size: reading more or fewer
+// bytes from r is an error, and it is the denominator of the compression
+// ratio limit. A zero Limits field takes its default.
+//
+// Only regular files (TypeReg, legacy TypeRegA) and directories are
+// unpacked; anything else, including sparse files, fails with ErrEntryType.
+// Entry names must be relative and local after cleaning, with no ".."
+// element, backslash, control character or drive letter (ErrUnsafePath); a
+// leading "./" and a trailing "/" on directories are accepted, and a "./"
+// directory entry is skipped. Duplicates, and names that collide after
+// cleaning or case-folding (a file and a directory included), fail with
+// ErrDuplicate. Limits are enforced while streaming on the bytes actually
+// copied (ErrLimit); MaxCompressionRatio compares the size of the
+// decompressed tar stream with compressedSize. Modes are normalised (files
+// 0644, or 0755 if the header has any exec bit; directories 0755); owners
+// and times in the archive are ignored. Files are created through an
+// os.Root on dir with O_CREATE|O_EXCL, so nothing is ever written outside
+// dir. The gzip stream is read to its end (its checksum is verified), the
+// tar to its end-of-archive; data after the end-of-archive other than zero
+// padding, or after the gzip member, is an error (ErrFormat).
+//
+// Errors are *PathError naming the entry where there is one, and wrap a
+// sentinel. On error dir may hold a partial tree: the caller must remove
+// it (os.RemoveAll(dir)) and must not use its content.
+func Extract(ctx context.Context, r io.Reader, compressedSize int64, dir string, limits Limits) (Stats, error) {
+	limits = limits.normalized()
+	if compressedSize <= 0 {
+		return Stats{}, fmt.Errorf("%w: compressed size %d", ErrFormat, compressedSize)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return Stats{}, err
+	}
+	defer root.Close()
+	if err := checkEmpty(root); err != nil {
+		return Stats{}, fmt.Errorf("extract into %s: %w", dir, err)
+	}
+
+	cr := &compressedReader{r: r, limit: compressedSize}
+	br := bufio.NewReader(cr) // an io.ByteReader: gzip reads no further than its member
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return Stats{}, fmt.Errorf("%w: gzip: %v", ErrFormat, err)
+	}
+	zr.Multistream(false)
+	stream := &streamReader{ctx: ctx, r: zr, limits: limits, compressed: compressedSize}
+	x := &extractor{root: root, limits: limits, tree: newTree(), stream: stream, tr: tar.NewReader(stream)}
+	if err := x.run(); err != nil {
+		return x.stats, err
+	}
+	if err := drainPadding(stream); err != nil {
+		return x.stats, err
+	}
+	if _, err := br.ReadByte(); err != io.EOF {
+		if err == nil {
+			err = errors.New("trailing data after the gzip stream")
+		}
+		return x.stats, wrapFormat(err)
+	}
+	if cr.n != compressedSize {
+		return x.stats, fmt.Errorf("%w: read %d compressed bytes, expected %d", ErrFormat, cr.n, compressedSize)
+	}
+	return x.stats, nil
+}
+
+func checkEmpty(root *os.Root) error {
+	d, err := root.Open(".")
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(1)
+	if len(names) > 0 {
+		return errors.New("directory is not empty")
+	}
+	if err != nil && err != io.EOF {
+		return err
+	}
+	return nil
+}
+
+type extractor struct {
+	root   *os.Root
+	limits Limits
+	tree   *tree
+	stream *streamReader
+	tr     *tar.Reader
+	stats  Stats
+	seen   int // headers seen, "./" included
+}
+
+func (x *extractor) run() error {
+	prev, prevPad := "", int64(0)
+	for {
+		start := x.stream.n
+		hdr, err := x.tr.Next()
+		if err == io.EOF {
+			// archive/tar also reports EOF for a stream that simply ends:
+			// require the two zero blocks of a real end-of-archive.
+			if x.stream.n-start != prevPad+2*blockSize || x.stream.zeros < 2*blockSize {
+				return at(prev, fmt.Errorf("%w: missing end-of-archive marker", ErrFormat))
+			}
+			return nil
+		}
+		if err != nil {
+			return at(prev, wrapFormat(err))
+		}
+		name, err := x.entry(hdr)
+		if err != nil {
+			return pathErr(hdr.Name, err)
+		}
+		prev, prevPad = name, 0
+		if hdr.Typeflag != tar.TypeDir {
+			prevPad = -hdr.Size & (blockSize - 1)
+		}
+	}
+}
+
+const blockSize = 512
+
+// at wraps err with the path of the previous entry, if any.
+func at(prev string, err error) error {
+	if prev == "" {
+		return err
+	}
+	return pathErr(prev, fmt.Errorf("after this entry: %w", err))
+}
+
+// entry validates and unpacks one header; it returns the cleaned name.
+func (x *extractor) entry(hdr *tar.Header) (string, error) {
+	x.seen++
+	if x.seen > x.limits.MaxEntries+1 {
+		return "", fmt.Errorf("%w: more than %d entries", ErrLimit, x.limits.MaxEntries)
+	}
+	isDir := false
+	switch hdr.Typeflag {
+	case tar.TypeReg, '\x00': // '\x00' is the legacy TypeRegA
+	case tar.TypeDir:
+		isDir = true
+	default:
+		return "", fmt.Errorf("%w: %s", ErrEntryType, typeName(hdr.Typeflag))
+	}
+	for k := range hdr.PAXRecords {
+		if strings.HasPrefix(k, "GNU.sparse.") {
+			return "", fmt.Errorf("%w: sparse file", ErrEntryType)
+		}
+	}
+	if len(hdr.Name) > x.limits.MaxPathLength+1 {
+		return "", fmt.Errorf("%w: name is %d bytes, limit %d", ErrLimit, len(hdr.Name), x.limits.MaxPathLength)
+	}
+	name, err := cleanEntryName(hdr.Name, isDir)
+	if err != nil {
+		return "", err
+	}
+	if name == "." {
+		if !isDir || hdr.Size != 0 {
+			return "", fmt.Errorf("%w: not a local path", ErrUnsafePath)
+		}
+		return name, nil
+	}
+	if err := x.limits.checkPathLimits(name); err != nil {
+		return "", err
+	}
+	if isDir {
+		if hdr.Size != 0 {
+			return "", fmt.Errorf("%w: directory with size %d", ErrFormat, hdr.Size)
+		}
+		newDirs, err := x.tree.addDir(name, true)
+		if err != nil {
+			return "", err
+		}
+		return name, x.mkdirs(newDirs)
+	}
+	newDirs, err := x.tree.addFile(name)
+	if err != nil {
+		return "", err
+	}
+	if err := x.mkdirs(newDirs); err != nil {
+		return "", err
+	}
+	return name, x.file(name, hdr)
+}
+
+// cleanEntryName turns an archive name into a checked, clean slash path.
+func cleanEntryName(raw string, isDir bool) (string, error) {
+	if raw == "" {
+		return "", fmt.Errorf("%w: empty name", ErrUnsafePath)
+	}
+	if strings.HasPrefix(raw, "/") {
+		return "", fmt.Errorf("%w: absolute path", ErrUnsafePath)
+	}
+	for _, elem := range strings.Split(raw, "/") {
+		if elem == ".." {
+			return "", fmt.Errorf("%w: %q element", ErrUnsafePath, "..")
+		}
+	}
+	name := raw
+	if isDir {
+		name = strings.TrimSuffix(name, "/")
+	} else if strings.HasSuffix(name, "/") {
+		return "", fmt.Errorf("%w: file name ends with '/'", ErrUnsafePath)
+	}
+	if name == "" {
+		return "", fmt.Errorf("%w: empty name", ErrUnsafePath)
+	}
+	name = path.Clean(name)
+	if name == "." {
+		return name, nil
+	}
+	if err := checkName(name); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+func (x *extractor) mkdirs(dirs []string) error {
+	for _, d := range dirs {
+		if x.tree.entries > x.limits.MaxEntries {
+			return fmt.Errorf("%w: more than %d entries", ErrLimit, x.limits.MaxEntries)
+		}
+		native := filepath.FromSlash(d)
+		if err := x.root.Mkdir(native, 0o755); err != nil {
+			return err
+		}
+		if err := x.root.Chmod(native, 0o755); err != nil { // undo the umask
+			return err
+		}
+		x.stats.Dirs++
+	}
+	return nil
+}

@@ -1,0 +1,157 @@
+package deliver
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/spec"
+)
+
+// GitOps describes an artifact for the controllers that consume it straight
+// from the registry. They build the package as published, with its packed
+// default config (the package lists its defaults as a local-config
+// resource); for another config, commit `render --format kustomize` output.
+type GitOps struct {
+	// Ref is the artifact, pinned by digest.
+	Ref   registry.Reference
+	Addon *spec.Addon
+	// Namespace holds the Flux or Argo CD objects (flux-system, argocd by default).
+	Namespace string
+	// TargetNamespace, if set, is where the add-on's namespaced objects go.
+	TargetNamespace string
+	// PublicKey is a cosign public key (PEM); with it, Flux verifies the
+	// signature before applying anything.
+	PublicKey []byte
+	// PlainHTTP marks a registry reached without TLS.
+	PlainHTTP bool
+	// Interval is how often the controllers reconcile; "10m" by default.
+	Interval string
+}
+
+func (g GitOps) defaults(ns string) GitOps {
+	if g.Namespace == "" {
+		g.Namespace = ns
+	}
+	if g.Interval == "" {
+		g.Interval = "10m"
+	}
+	return g
+}
+
+func (g GitOps) url() string { return "oci://" + g.Ref.Repo() }
+
+// Flux returns a Flux OCIRepository (pinned by digest, selecting the content
+// layer by media type, verifying the cosign signature when a key is given, plus
+// the Secret holding that key) and a Kustomization that applies it.
+func Flux(g GitOps) ([]byte, error) {
+	if g.Ref.Digest == "" {
+		return nil, fmt.Errorf("%s: Flux objects need a reference pinned by digest", g.Ref)
+	}
+	g = g.defaults("flux-system")
+	name := g.Addon.Metadata.Name
+	repo := map[string]any{
+		"interval":      g.Interval,
+		"url":           g.url(),
+		"ref":           map[string]any{"digest": g.Ref.Digest.String()},
+		"layerSelector": map[string]any{"mediaType": spec.ContentMediaType, "operation": "extract"},
+	}
+	if g.PlainHTTP {
+		repo["insecure"] = true
+	}
+	var docs []any
+	if len(g.PublicKey) > 0 {
+		secret := name + "-cosign-pub"
+		repo["verify"] = map[string]any{"provider": "cosign", "secretRef": map[string]any{"name": secret}}
+		docs = append(docs, map[string]any{
+			"apiVersion": "v1", "kind": "Secret",
+			"metadata":   meta(secret, g.Namespace, g.Addon),
+			"type":       "Opaque",
+			"stringData": map[string]any{"cosign.pub": string(g.PublicKey)},
+		})
+	}
+	docs = append(docs, map[string]any{
+		"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "OCIRepository",
+		"metadata": meta(name, g.Namespace, g.Addon),
+		"spec":     repo,
+	})
+	ks := map[string]any{
+		"interval":  g.Interval,
+		"sourceRef": map[string]any{"kind": "OCIRepository", "name": name},
+		"path":      "./" + path.Clean(g.Addon.KustomizeRoot()),
+		"prune":     true,
+		"wait":      true,
+		"timeout":   "5m",
+	}
+	if g.TargetNamespace != "" {
+		ks["targetNamespace"] = g.TargetNamespace
+	}
+	docs = append(docs, map[string]any{
+		"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+		"metadata": meta(name, g.Namespace, g.Addon),
+		"spec":     ks,
+	})
+	return marshalAll(docs)
+}
+
+// ArgoCD returns an Argo CD Application with an OCI source pinned by digest.
+// Argo CD reads artifacts with exactly one layer of an allowed media type,
+// which addonpack artifacts are.
+func ArgoCD(g GitOps) ([]byte, error) {
+	if g.Ref.Digest == "" {
+		return nil, fmt.Errorf("%s: Argo CD objects need a reference pinned by digest", g.Ref)
+	}
+	g = g.defaults("argocd")
+	dest := map[string]any{"server": "https://kubernetes.default.svc"}
+	if g.TargetNamespace != "" {
+		dest["namespace"] = g.TargetNamespace
+	}
+	app := map[string]any{
+		"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+		"metadata": meta(g.Addon.Metadata.Name, g.Namespace, g.Addon),
+		"spec": map[string]any{
+			"project": "default",
+			"source": map[string]any{
+				"repoURL":        g.url(),
+				"targetRevision": g.Ref.Digest.String(),
+				"path":           path.Clean(g.Addon.KustomizeRoot()),
+			},
+			"destination": dest,
+			"syncPolicy": map[string]any{
+				"automated":   map[string]any{"prune": true, "selfHeal": true},
+				"syncOptions": []any{"ServerSideApply=true", "CreateNamespace=true"},
+			},
+		},
+	}
+	return marshalAll([]any{app})
+}
+
+func meta(name, namespace string, a *spec.Addon) map[string]any {
+	return map[string]any{
+		"name":      name,
+		"namespace": namespace,
+		"labels": map[string]any{
+			"app.kubernetes.io/name":       a.Metadata.Name,
+			"app.kubernetes.io/version":    a.Spec.Version,
+			"app.kubernetes.io/managed-by": "addonpack",
+		},
+	}
+}
+
+func marshalAll(docs []any) ([]byte, error) {
+	var buf bytes.Buffer
+	for i, d := range docs {
+		if i > 0 {
+			buf.WriteString("---\n")
+		}
+		y, err := yaml.Marshal(d)
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(y)
+	}
+	return buf.Bytes(), nil
+}
