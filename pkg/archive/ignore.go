@@ -114,8 +114,10 @@ func (r *ignoreRules) match(rel string, isDir bool) bool {
 }
 
 // excluded reports whether rel is left out of the package: it or one of its
-// parent directories is named ".git" (as a directory) or matched by a
-// pattern. The ignore file at the root is never excluded.
+// parent directories is named ".git", or it is itself named ".git" (the
+// directory of a repository, or the file of a worktree or submodule that
+// points to one), or a pattern matches. The ignore file at the root is never
+// excluded.
 func (r *ignoreRules) excluded(rel string, isDir bool) bool {
 	if rel == IgnoreFileName && !isDir {
 		return false
@@ -125,7 +127,7 @@ func (r *ignoreRules) excluded(rel string, isDir bool) bool {
 			return true
 		}
 	}
-	if isDir && path.Base(rel) == ".git" {
+	if path.Base(rel) == ".git" {
 		return true
 	}
 	return r.match(rel, isDir)

@@ -47,6 +47,8 @@ func TestIgnoreMatch(t *testing.T) {
 		{"docs/sub/readme.md", false, false},
 		{"#literal", false, true},
 		{".git", true, true},
+		{".git", false, true},     // a worktree's or submodule's .git file
+		{"sub/.git", false, true}, // a submodule inside the package
 		{".git/config", false, true},
 		{"a/.git/config", false, true},
 		{".gitignore", false, false},

@@ -81,7 +81,7 @@ func Flux(g GitOps) ([]byte, error) {
 	ks := map[string]any{
 		"interval":  g.Interval,
 		"sourceRef": map[string]any{"kind": "OCIRepository", "name": name},
-		"path":      "./" + path.Clean(g.Addon.KustomizeRoot()),
+		"path":      fluxPath(g.Addon.KustomizeRoot()),
 		"prune":     true,
 		"wait":      true,
 		"timeout":   "5m",
@@ -127,6 +127,14 @@ func ArgoCD(g GitOps) ([]byte, error) {
 		},
 	}
 	return marshalAll([]any{app})
+}
+
+// fluxPath is the kustomization directory as Flux writes it: "./" or "./deploy".
+func fluxPath(root string) string {
+	if root = path.Clean(root); root == "." {
+		return "./"
+	}
+	return "./" + root
 }
 
 func meta(name, namespace string, a *spec.Addon) map[string]any {

@@ -1,0 +1,139 @@
+package commands_test
+
+import (
+	"encoding/json"
+	"flag"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/addonpack/addonpack/cmd/addonpack/commands"
+	"github.com/addonpack/addonpack/testregistry"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata golden files")
+
+const coredns = "../../../examples/coredns"
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/... -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s changed:\n%s", path, got)
+	}
+}
+
+func TestRenderVerbs(t *testing.T) {
+	reg := testregistry.New(t)
+	env := map[string]string{"HOME": t.TempDir()}
+	ref := reg.Host() + "/addons/coredns:1.11.3"
+	pushed := run(t, env, "push", coredns, ref)
+	if pushed.code != 0 {
+		t.Fatalf("push: %+v", pushed)
+	}
+	_, digest, _ := strings.Cut(strings.TrimSpace(pushed.out), "@")
+	custom := filepath.Join(coredns, "config", "custom.yaml")
+
+	// YAML from the registry equals YAML from the source directory and the examples' golden file.
+	fromRef := run(t, env, "render", ref, "--values", custom)
+	fromDir := run(t, env, "render", coredns, "--values", custom)
+	want, _ := os.ReadFile(filepath.Join(coredns, "expected", "custom.yaml"))
+	if fromRef.code != 0 || fromRef.out != fromDir.out || fromRef.out != string(want) {
+		t.Fatalf("render from the registry and from the directory differ or do not match expected/custom.yaml: %+v", fromRef)
+	}
+
+	js := run(t, env, "render", ref, "--format", "json")
+	var list struct {
+		Kind  string
+		Items []map[string]any
+	}
+	if err := json.Unmarshal([]byte(js.out), &list); err != nil || list.Kind != "List" || len(list.Items) == 0 {
+		t.Fatalf("--format json: %v %+v", err, js)
+	}
+
+	out := filepath.Join(t.TempDir(), "kustomize")
+	if r := run(t, env, "render", ref, "--values", custom, "--format", "kustomize", "-o", out); r.code != 0 {
+		t.Fatalf("--format kustomize: %+v", r)
+	}
+	again := run(t, env, "render", out, "--values", custom)
+	if again.out != fromRef.out {
+		t.Fatalf("the kustomize directory does not build to the same output")
+	}
+	if r := run(t, env, "render", ref, "--format", "kustomize", "-o", out); r.code != commands.ExitConflict {
+		t.Fatalf("writing over a non-empty directory without --force: %+v", r)
+	}
+
+	// Every field error is listed, with exit code 3.
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(bad, []byte("apiVersion: coredns.addons.addonpack.dev/v1alpha1\nkind: CoreDNSConfig\nspec:\n  replicas: 0\n  cacheTTL: 99999\n"), 0o644)
+	r := run(t, env, "render", ref, "--values", bad)
+	if r.code != commands.ExitInvalid || !strings.Contains(r.err, "spec.replicas") || !strings.Contains(r.err, "spec.cacheTTL") || !strings.Contains(r.err, bad) {
+		t.Fatalf("invalid values: %+v", r)
+	}
+
+	// config schema reads the config blob only: no content layer request.
+	reg.ResetLog()
+	s := run(t, env, "--no-cache", "config", "schema", ref)
+	if s.code != 0 || !strings.Contains(s.out, `"replicas"`) {
+		t.Fatalf("config schema: %+v", s)
+	}
+	blobGets := 0
+	for _, l := range reg.Log() {
+		if l.Method == http.MethodGet && strings.Contains(l.Path, "/blobs/") {
+			blobGets++
+		}
+	}
+	if blobGets != 1 {
+		t.Errorf("config schema fetched %d blobs, want only the config blob", blobGets)
+	}
+	if c := run(t, env, "config", "schema", ref, "--format", "crd"); c.code != 0 || !strings.Contains(c.out, "kind: CustomResourceDefinition") {
+		t.Fatalf("crd: %+v", c)
+	}
+	d := run(t, env, "config", "defaults", ref)
+	if d.code != 0 || !strings.Contains(d.out, "kind: CoreDNSConfig") || !strings.Contains(d.out, "replicas:") {
+		t.Fatalf("config defaults: %+v", d)
+	}
+
+	// diff: same input, no diff; the custom config differs.
+	if r := run(t, env, "diff", ref, coredns, "--exit-code"); r.code != 0 || r.out != "" {
+		t.Fatalf("diff of the same add-on: %+v", r)
+	}
+	vs := filepath.Join(t.TempDir(), "replicas.yaml")
+	os.WriteFile(vs, []byte("apiVersion: coredns.addons.addonpack.dev/v1alpha1\nkind: CoreDNSConfig\nspec:\n  replicas: 7\n"), 0o644)
+	other := filepath.Join(t.TempDir(), "coredns")
+	if r := run(t, env, "render", coredns, "--values", vs, "--format", "kustomize", "-o", other); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if r := run(t, env, "diff", ref, other, "--exit-code"); r.code != commands.ExitFailure || !strings.Contains(r.out, "+  replicas: 7") {
+		t.Fatalf("diff of a changed config: %+v", r)
+	}
+
+	// Flux and Argo CD objects, pinned by digest.
+	pub := filepath.Join(t.TempDir(), "cosign.pub")
+	os.WriteFile(pub, []byte("-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEexample\n-----END PUBLIC KEY-----\n"), 0o644)
+	flux := run(t, env, "render", "--for", "flux", ref, "--public-key", pub)
+	argo := run(t, env, "render", "--for", "argocd", ref)
+	if flux.code != 0 || argo.code != 0 {
+		t.Fatalf("--for: %+v %+v", flux, argo)
+	}
+	// The digest depends on the git revision of examples/coredns: normalise it with the host.
+	norm := strings.NewReplacer(reg.Host(), "registry.example:5000", digest, "sha256:DIGEST")
+	golden(t, "flux.yaml", norm.Replace(flux.out))
+	golden(t, "argocd.yaml", norm.Replace(argo.out))
+	if r := run(t, env, "render", "--for", "flux", ref, "--values", vs); r.code != commands.ExitUsage {
+		t.Fatalf("--for with --values: %+v", r)
+	}
+}
