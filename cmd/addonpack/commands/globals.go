@@ -95,23 +95,43 @@ func (g *globals) source(ctx context.Context, arg string) (artifact.Source, erro
 		return nil, err
 	}
 	remote := artifact.Remote{Client: c, Ref: ref}
+	ch, err := g.cache()
+	if err != nil {
+		return nil, err
+	}
+	if ch == nil {
+		return remote, nil
+	}
+	return cache.Source{Inner: remote, Cache: ch, Offline: g.offline}, nil
+}
+
+// cache opens the cache, or returns nil to run without one: with --no-cache,
+// or when there is no usable location (no HOME in a minimal container, a
+// read-only file system), which is reported but not fatal unless --offline.
+func (g *globals) cache() (*cache.Cache, error) {
 	if g.noCache {
 		if g.offline {
 			return nil, usageError{fmt.Errorf("--offline needs the cache: drop --no-cache")}
 		}
-		return remote, nil
+		return nil, nil
 	}
 	dir := g.cacheDir
+	var err error
 	if dir == "" {
-		if dir, err = cache.DefaultDir(g.getenv); err != nil {
-			return nil, usageError{err}
-		}
+		dir, err = cache.DefaultDir(g.getenv)
 	}
-	ch, err := cache.Open(dir)
+	var ch *cache.Cache
+	if err == nil {
+		ch, err = cache.Open(dir)
+	}
 	if err != nil {
-		return nil, err
+		if g.offline || g.cacheDir != "" {
+			return nil, err
+		}
+		fmt.Fprintf(g.streams.Err, "Warning: running without a cache: %v\n", err)
+		return nil, nil
 	}
-	return cache.Source{Inner: remote, Cache: ch, Offline: g.offline}, nil
+	return ch, nil
 }
 
 // open opens ARG as a package to configure and render: an add-on source
