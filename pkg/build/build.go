@@ -63,6 +63,9 @@ func Build(ctx context.Context, dir string, store content.Pusher, opts Options) 
 	if err != nil {
 		return nil, err
 	}
+	if err := src.checkStandalone(ctx, in); err != nil {
+		return nil, err
+	}
 	resolved := *src.addon
 	if err := checkImages(&resolved, images, src.displayPath(spec.FileName)); err != nil {
 		return nil, err

@@ -11,7 +11,7 @@ import (
 
 // configCheck is the outcome of checking the component config at build time.
 type configCheck struct {
-	schemaJSON []byte   // canonical schema, packed as its own layer
+	schemaJSON []byte   // canonical schema, carried in the config blob
 	object     []byte   // the defaults object (YAML) the build-time render uses
 	components []string // components enabled by the defaults, relative to the kustomize root
 }

@@ -100,6 +100,8 @@ func TestRefusals(t *testing.T) {
 			replace("config/schema.yaml", "properties:", "properties:\n  extra: {type: boolean, default: false}")(t, dir)
 			write("extra/kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources:\n  - https://example.com/evil.yaml\n")(t, dir)
 		}, []string{"extra/kustomization.yaml", "https://example.com/evil.yaml"}, render.ErrRemoteResource},
+		{"listed defaults not marked local-config", replace("config/defaults.yaml", "    config.kubernetes.io/local-config: \"true\"\n", ""),
+			[]string{"config/defaults.yaml: metadata.annotations", "local-config"}, spec.ErrInvalid},
 		{"declared images miss a rendered one", replace("addon.yaml", "  kubernetes:", "  images:\n    - docker.io/hashicorp/http-echo:0.2.3\n  kubernetes:"),
 			[]string{"addon.yaml: spec.images", "docker.io/hashicorp/http-echo:1.0.0", "not declared"}, spec.ErrInvalid},
 		{"symlink leaving the package", func(t *testing.T, dir string) {

@@ -1,12 +1,14 @@
 // Package push publishes an add-on: it builds a source directory (or opens
 // an OCI layout built earlier) and copies the artifact to a registry,
-// uploading only the blobs the registry lacks.
+// uploading only the blobs the registry lacks. With Options.Sign it then
+// signs the pushed digest and attaches SLSA provenance, in the same process.
 package push
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
@@ -15,6 +17,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/build"
 	"github.com/addonpack/addonpack/pkg/layout"
 	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/sign"
 )
 
 // Pusher is the registry side of a push.
@@ -26,6 +29,9 @@ type Pusher interface {
 type Options struct {
 	// Build tunes the build when the source is a directory.
 	Build build.Options
+	// Sign, when set, signs and attests the pushed artifact. The Pusher
+	// must then be a *registry.Client.
+	Sign *SignOptions
 }
 
 // Result describes what was pushed.
@@ -36,37 +42,66 @@ type Result struct {
 	Tag string `json:"tag,omitempty"`
 	// Manifest is the root descriptor.
 	Manifest ocispec.Descriptor `json:"manifest"`
+	// Signatures lists the signature and provenance attestation stored.
+	Signatures []sign.Result `json:"signatures,omitempty"`
+}
+
+// opened is a source ready to push, with the facts provenance records.
+type opened struct {
+	store  content.ReadOnlyStorage
+	root   ocispec.Descriptor
+	build  *build.Result // nil for a prebuilt layout
+	layout bool
 }
 
 // Push builds src (an add-on source directory, or an OCI layout directory or
-// tarball as "PATH[:TAG]") and pushes it to ref.
+// tarball as "PATH[:TAG]") and pushes it to ref; with opts.Sign it signs the
+// digest and attaches provenance.
 func Push(ctx context.Context, dst Pusher, src string, ref registry.Reference, opts Options) (*Result, error) {
-	store, root, err := open(ctx, src, opts)
+	started := time.Now()
+	if opts.Sign != nil {
+		if err := opts.Sign.check(dst); err != nil {
+			return nil, err
+		}
+	}
+	o, err := open(ctx, src, opts)
 	if err != nil {
 		return nil, err
 	}
-	pushed, err := dst.Push(ctx, store, root, ref)
+	pushed, err := dst.Push(ctx, o.store, o.root, ref)
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Ref: pushed, Tag: ref.Tag, Manifest: root}, nil
+	res := &Result{Ref: pushed, Tag: ref.Tag, Manifest: o.root}
+	if opts.Sign != nil {
+		sigs, err := signAndAttest(ctx, dst.(*registry.Client), src, ref, o, opts, started)
+		res.Signatures = sigs
+		if err != nil {
+			return res, fmt.Errorf("pushed %s, but: %w", pushed, err)
+		}
+	}
+	return res, nil
 }
 
 // open returns the store and root manifest of src.
-func open(ctx context.Context, src string, opts Options) (content.ReadOnlyStorage, ocispec.Descriptor, error) {
+func open(ctx context.Context, src string, opts Options) (*opened, error) {
 	if layout.IsLayout(src) {
 		fi, err := os.Stat(src)
 		if err == nil && fi.IsDir() {
 			if _, err := os.Stat(src + "/addon.yaml"); err == nil {
-				return nil, ocispec.Descriptor{}, fmt.Errorf("%s holds both addon.yaml and an OCI layout: ambiguous source", src)
+				return nil, fmt.Errorf("%s holds both addon.yaml and an OCI layout: ambiguous source", src)
 			}
 		}
-		return layout.Open(ctx, src)
+		store, root, err := layout.Open(ctx, src)
+		if err != nil {
+			return nil, err
+		}
+		return &opened{store: store, root: root, layout: true}, nil
 	}
 	store := memory.New()
 	res, err := build.Build(ctx, src, store, opts.Build)
 	if err != nil {
-		return nil, ocispec.Descriptor{}, err
+		return nil, err
 	}
-	return store, res.Manifest, nil
+	return &opened{store: store, root: res.Manifest, build: res}, nil
 }

@@ -21,11 +21,11 @@ type Input struct {
 	// "." (or "") for the top.
 	Root string
 	// Config is the optional config object as YAML (one document with
-	// apiVersion, kind and metadata.name). Build adds it to the root
-	// kustomization's resources, annotated
-	// config.kubernetes.io/local-config: "true" (overriding any value), so
-	// the add-on's replacements can read it and kustomize leaves it out of
-	// the output.
+	// apiVersion, kind and metadata.name), annotated
+	// config.kubernetes.io/local-config: "true" (overriding any value). It
+	// replaces the root kustomization's resource holding an object of the
+	// same apiVersion and kind, or is added to its resources, so the add-on's
+	// replacements read it and kustomize leaves it out of the output.
 	Config []byte
 	// Components are optional extra component directories (slash paths
 	// relative to Root) appended to the root kustomization's components.

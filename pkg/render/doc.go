@@ -6,9 +6,11 @@
 //
 // There is no text templating. The caller's validated config object (for
 // example apiVersion coredns.addons.example.com/v1alpha1, kind
-// CoreDNSConfig, with metadata.name and a spec) is added to the add-on's own
-// root kustomization as an extra resource annotated
-// config.kubernetes.io/local-config: "true". The add-on's replacements
+// CoreDNSConfig, with metadata.name and a spec), annotated
+// config.kubernetes.io/local-config: "true", takes the place of the resource
+// of the root kustomization that holds the packed defaults of that kind (so
+// the package also builds standalone), or is added as an extra resource when
+// there is none (specs/config.md). The add-on's replacements
 // (source: {kind: CoreDNSConfig, fieldPath: spec.replicas}) copy its values
 // into the manifests, and kustomize drops the object from the output: it
 // filters local-config resources once, at the very end of the top-level

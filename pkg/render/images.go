@@ -83,3 +83,18 @@ func imageOf(c *yaml.Node) string {
 	}
 	return ""
 }
+
+// HasKind reports whether the rendered YAML holds an object of the given
+// apiVersion and kind.
+func HasKind(rendered []byte, apiVersion, kind string) (bool, error) {
+	nodes, err := (&kio.ByteReader{Reader: bytes.NewReader(rendered), OmitReaderAnnotations: true}).Read()
+	if err != nil {
+		return false, err
+	}
+	for _, n := range nodes {
+		if n.GetApiVersion() == apiVersion && n.GetKind() == kind {
+			return true, nil
+		}
+	}
+	return false, nil
+}

@@ -1,0 +1,152 @@
+package push
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content"
+
+	"github.com/addonpack/addonpack/pkg/keys"
+	"github.com/addonpack/addonpack/pkg/provenance"
+	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/sign"
+	"github.com/addonpack/addonpack/pkg/spec"
+)
+
+// SignOptions make Push sign the pushed digest and attach SLSA provenance.
+type SignOptions struct {
+	// Signer is the unlocked key (keys.LoadSigner).
+	Signer *keys.Signer
+	// Format is the storage scheme; "" is sign.FormatClassic.
+	Format sign.Format
+	// Annotations are signed into the signature payload.
+	Annotations map[string]string
+	// BuilderID, InvocationID and BuilderVersion go into the provenance
+	// (see provenance.BuilderID for the CI-derived default).
+	BuilderID, InvocationID, BuilderVersion string
+	// Now is the clock for finishedOn; nil means time.Now.
+	Now func() time.Time
+}
+
+func (s *SignOptions) check(dst Pusher) error {
+	if s.Signer == nil {
+		return fmt.Errorf("%w: push: no signing key", sign.ErrSign)
+	}
+	if _, ok := dst.(*registry.Client); !ok {
+		return fmt.Errorf("%w: push: signing needs a *registry.Client, not %T", sign.ErrSign, dst)
+	}
+	_, err := sign.ParseFormat(string(s.Format))
+	return err
+}
+
+func signAndAttest(ctx context.Context, c *registry.Client, src string, ref registry.Reference, o *opened, opts Options, started time.Time) ([]sign.Result, error) {
+	so := opts.Sign
+	t := sign.Target{Client: c, Ref: ref}
+	sopts := sign.Options{Format: so.Format, Annotations: so.Annotations}
+	sig, err := sign.Sign(ctx, t, o.root, so.Signer, sopts)
+	if err != nil {
+		return nil, err
+	}
+	out := []sign.Result{*sig}
+	facts, err := factsFor(ctx, src, ref, o, opts)
+	if err != nil {
+		return out, err
+	}
+	facts.StartedOn = started
+	now := time.Now
+	if so.Now != nil {
+		now = so.Now
+	}
+	facts.FinishedOn = now()
+	st, err := provenance.New(facts)
+	if err != nil {
+		return out, err
+	}
+	raw, err := provenance.Marshal(st)
+	if err != nil {
+		return out, err
+	}
+	att, err := sign.Attest(ctx, t, o.root, so.Signer, raw, sopts)
+	if err != nil {
+		return out, err
+	}
+	return append(out, *att), nil
+}
+
+// factsFor gathers what the provenance records about this push.
+func factsFor(ctx context.Context, src string, ref registry.Reference, o *opened, opts Options) (provenance.Facts, error) {
+	so := opts.Sign
+	f := provenance.Facts{
+		SubjectName: ref.Repo(), SubjectDigest: o.root.Digest,
+		BuilderID: so.BuilderID, InvocationID: so.InvocationID, BuilderVersion: so.BuilderVersion,
+		Parameters: map[string]string{"source": "directory"},
+	}
+	if ref.Tag != "" {
+		f.Parameters["tag"] = ref.Tag
+	}
+	if opts.Build.Created != nil {
+		f.Parameters["sourceDateEpoch"] = strconv.FormatInt(opts.Build.Created.Unix(), 10)
+	}
+	if opts.Build.Revision != "" {
+		f.Parameters["revision"] = opts.Build.Revision
+	}
+	var (
+		cfg    ocispec.Descriptor
+		layers []ocispec.Descriptor
+	)
+	if o.build != nil {
+		f.AddonName, f.AddonVersion = o.build.Addon.Metadata.Name, o.build.Addon.Spec.Version
+		layers = o.build.Layers
+		if opts.Build.VCS != nil {
+			info, err := opts.Build.VCS.Describe(ctx, src)
+			if err != nil {
+				return f, err
+			}
+			if info.Commit != "" {
+				f.Source = &provenance.Source{URL: info.RemoteURL, Commit: info.Commit, Dirty: info.Dirty}
+			}
+		}
+		m, err := manifestOf(ctx, o)
+		if err != nil {
+			return f, err
+		}
+		cfg = m.Config
+	} else {
+		f.Parameters["source"] = "layout"
+		m, err := manifestOf(ctx, o)
+		if err != nil {
+			return f, err
+		}
+		f.AddonName, f.AddonVersion = m.Annotations[spec.AnnotationTitle], m.Annotations[spec.AnnotationVersion]
+		cfg, layers = m.Config, m.Layers
+		if rev := m.Annotations[spec.AnnotationRevision]; rev != "" {
+			f.Source = &provenance.Source{URL: m.Annotations[spec.AnnotationSource], Commit: rev}
+		}
+	}
+	f.Inputs = append(f.Inputs, provenance.Input{Name: "config", Digest: cfg.Digest, MediaType: cfg.MediaType})
+	for _, l := range layers {
+		name := l.Annotations[spec.AnnotationTitle]
+		if name == "" {
+			name = l.Digest.String()
+		}
+		f.Inputs = append(f.Inputs, provenance.Input{Name: name, Digest: l.Digest, MediaType: l.MediaType})
+	}
+	return f, nil
+}
+
+func manifestOf(ctx context.Context, o *opened) (*ocispec.Manifest, error) {
+	raw, err := content.FetchAll(ctx, o.store, o.root)
+	if err != nil {
+		return nil, err
+	}
+	var m ocispec.Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, errors.Join(fmt.Errorf("manifest %s", o.root.Digest), err)
+	}
+	return &m, nil
+}

@@ -1,0 +1,46 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+)
+
+// errTooManyReferrers stops a referrers listing at the caller's cap.
+var errTooManyReferrers = errors.New("too many referrers")
+
+// Referrers lists the manifests whose subject is the manifest subject in
+// ref's repository, filtered by artifactType ("" for all). It uses the OCI
+// 1.1 referrers API and, on registries without it, the referrers tag schema
+// ("sha256-<hex>" index), as oras-go does; every listing page or index is
+// bounded by MaxManifestSize. At most max descriptors are returned: when the
+// registry lists more, truncated is true and the first max are returned (max
+// <= 0 means no cap). No referrer at all is an empty list, not ErrNotFound.
+func (c *Client) Referrers(ctx context.Context, ref Reference, subject ocispec.Descriptor, artifactType string, max int) (list []ocispec.Descriptor, truncated bool, err error) {
+	name := ref.Repo() + "@" + subject.Digest.String()
+	repo, err := c.repository(ctx, ref)
+	if err != nil {
+		return nil, false, fmt.Errorf("referrers %s: %w", name, err)
+	}
+	err = repo.Referrers(ctx, subject, artifactType, func(page []ocispec.Descriptor) error {
+		for _, d := range page {
+			if max > 0 && len(list) >= max {
+				truncated = true
+				return errTooManyReferrers
+			}
+			list = append(list, d)
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errTooManyReferrers):
+		return list, true, nil
+	case errors.Is(err, ErrNotFound) || sentinelFor(err) == ErrNotFound:
+		return nil, false, nil
+	case err != nil:
+		return nil, false, wrapErr("referrers", name, err)
+	}
+	return list, truncated, nil
+}

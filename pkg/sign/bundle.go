@@ -1,0 +1,139 @@
+package sign
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	intoto "github.com/in-toto/attestation/go/v1"
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	ssldsse "github.com/secure-systems-lab/go-securesystemslib/dsse"
+	"github.com/sigstore/cosign/v2/pkg/cosign/bundle"
+	"github.com/sigstore/cosign/v2/pkg/types"
+	"github.com/sigstore/sigstore/pkg/signature"
+	sigdsse "github.com/sigstore/sigstore/pkg/signature/dsse"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/structpb"
+	"oras.land/oras-go/v2/content/memory"
+
+	"github.com/addonpack/addonpack/pkg/keys"
+)
+
+// Bundle storage constants, as cosign writes them.
+const (
+	BundleMediaType           = "application/vnd.dev.sigstore.bundle.v0.3+json"
+	AnnotationBundleContent   = "dev.sigstore.bundle.content"
+	AnnotationBundlePredicate = "dev.sigstore.bundle.predicateType"
+	emptyConfigMediaType      = "application/vnd.oci.empty.v1+json"
+	CosignSignPredicateType   = types.CosignSignPredicateType
+	annotationCreated         = "org.opencontainers.image.created"
+	bundleContentDSSE         = "dsse-envelope"
+)
+
+func signBundle(ctx context.Context, t Target, subject ocispec.Descriptor, s *keys.Signer, opts Options) (*Result, error) {
+	st := &intoto.Statement{
+		Type: intoto.StatementTypeUri,
+		Subject: []*intoto.ResourceDescriptor{{
+			Name:   t.Ref.Repo(),
+			Digest: map[string]string{subject.Digest.Algorithm().String(): subject.Digest.Encoded()},
+		}},
+		PredicateType: CosignSignPredicateType,
+	}
+	if len(opts.Annotations) > 0 {
+		m := map[string]any{}
+		for k, v := range opts.Annotations {
+			m[k] = v
+		}
+		pred, err := structpb.NewStruct(map[string]any{"annotations": m})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrSign, err)
+		}
+		st.Predicate = pred
+	}
+	stmt, err := protojson.Marshal(st)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSign, err)
+	}
+	res, err := attestBundle(ctx, t, subject, s, stmt, CosignSignPredicateType)
+	if err != nil {
+		return nil, err
+	}
+	res.Kind = "signature"
+	res.PredicateType = ""
+	return res, nil
+}
+
+func attestBundle(ctx context.Context, t Target, subject ocispec.Descriptor, s *keys.Signer, stmt []byte, predicateType string) (*Result, error) {
+	env, err := envelope(ctx, s, stmt)
+	if err != nil {
+		return nil, err
+	}
+	b, err := bundle.MakeNewBundle(s.Public(), nil, stmt, env, s.PublicPEM(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: bundle: %w", ErrSign, err)
+	}
+	store := memory.New()
+	put := func(mt string, data []byte) (ocispec.Descriptor, error) {
+		d := ocispec.Descriptor{MediaType: mt, Digest: digest.FromBytes(data), Size: int64(len(data))}
+		return d, store.Push(ctx, d, bytes.NewReader(data))
+	}
+	cfg, err := put(emptyConfigMediaType, []byte("{}"))
+	if err != nil {
+		return nil, err
+	}
+	layer, err := put(BundleMediaType, b)
+	if err != nil {
+		return nil, err
+	}
+	subj := ocispec.Descriptor{MediaType: subject.MediaType, Digest: subject.Digest, Size: subject.Size}
+	if subj.MediaType == "" {
+		subj.MediaType = ocispec.MediaTypeImageManifest
+	}
+	m := ocispec.Manifest{
+		MediaType:    ocispec.MediaTypeImageManifest,
+		ArtifactType: BundleMediaType,
+		Config:       cfg,
+		Layers:       []ocispec.Descriptor{layer},
+		Subject:      &subj,
+		Annotations: map[string]string{
+			annotationCreated:         time.Now().UTC().Format(time.RFC3339),
+			AnnotationBundleContent:   bundleContentDSSE,
+			AnnotationBundlePredicate: predicateType,
+		},
+	}
+	m.SchemaVersion = 2
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	root, err := put(ocispec.MediaTypeImageManifest, raw)
+	if err != nil {
+		return nil, err
+	}
+	root.ArtifactType = BundleMediaType
+	ref := t.Ref
+	ref.Tag, ref.Digest = "", ""
+	pushed, err := t.Client.Push(ctx, store, root, ref)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Kind: "attestation", Format: FormatBundle, Subject: subject.Digest, KeyID: s.ID(),
+		PredicateType: predicateType, Location: pushed.String()}, nil
+}
+
+// verifyEnvelope checks a DSSE envelope's signature with v.
+func verifyEnvelope(ctx context.Context, v signature.Verifier, env []byte) error {
+	var e ssldsse.Envelope
+	if err := json.Unmarshal(env, &e); err != nil {
+		return err
+	}
+	ev, err := ssldsse.NewEnvelopeVerifier(&sigdsse.VerifierAdapter{SignatureVerifier: v})
+	if err != nil {
+		return err
+	}
+	_, err = ev.Verify(ctx, &e)
+	return err
+}

@@ -1,0 +1,146 @@
+package sign
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/sigstore/cosign/v2/pkg/types"
+	"github.com/sigstore/sigstore/pkg/signature/dsse"
+	sigopts "github.com/sigstore/sigstore/pkg/signature/options"
+
+	"github.com/addonpack/addonpack/pkg/keys"
+	"github.com/addonpack/addonpack/pkg/registry"
+)
+
+// Format is where and how signatures and attestations are stored.
+type Format string
+
+const (
+	// FormatClassic is cosign's tag scheme (sha256-<hex>.sig / .att).
+	FormatClassic Format = "classic"
+	// FormatBundle is a Sigstore bundle v0.3 stored as an OCI referrer.
+	FormatBundle Format = "bundle"
+)
+
+// ParseFormat parses a --signature-format value; "" is FormatClassic.
+func ParseFormat(s string) (Format, error) {
+	switch Format(s) {
+	case "", FormatClassic:
+		return FormatClassic, nil
+	case FormatBundle:
+		return FormatBundle, nil
+	}
+	return "", fmt.Errorf("%w: signature format %q: want %q or %q", ErrSign, s, FormatClassic, FormatBundle)
+}
+
+// ErrSign reports a signature or attestation that could not be made.
+var ErrSign = errors.New("signing failed")
+
+// Target is the repository an artifact lives in and the client that reaches
+// it. Ref's tag and digest are not used: the subject is always passed by
+// digest.
+type Target struct {
+	Client *registry.Client
+	Ref    registry.Reference
+}
+
+// Options tune Sign and Attest.
+type Options struct {
+	// Format selects the storage scheme; "" is FormatClassic.
+	Format Format
+	// Annotations are signed into the signature payload ("optional" of the
+	// simple-signing payload; the predicate of a bundle signature).
+	Annotations map[string]string
+}
+
+// Result says what was stored.
+type Result struct {
+	Kind          string        `json:"kind"` // "signature" or "attestation"
+	Format        Format        `json:"format"`
+	Subject       digest.Digest `json:"subject"`
+	KeyID         string        `json:"keyId"`
+	PredicateType string        `json:"predicateType,omitempty"`
+	// Location is the tag ("repo:sha256-<hex>.sig") or the referrer
+	// ("repo@sha256:…") holding it.
+	Location string `json:"location"`
+	// Unchanged is true when an identical signature was already there.
+	Unchanged bool `json:"unchanged,omitempty"`
+}
+
+// Sign signs subject (a manifest in t's repository) with s.
+func Sign(ctx context.Context, t Target, subject ocispec.Descriptor, s *keys.Signer, opts Options) (*Result, error) {
+	if err := check(t, subject, s); err != nil {
+		return nil, err
+	}
+	var (
+		res *Result
+		err error
+	)
+	switch opts.Format {
+	case "", FormatClassic:
+		res, err = signClassic(ctx, t, subject, s, opts)
+	case FormatBundle:
+		res, err = signBundle(ctx, t, subject, s, opts)
+	default:
+		_, err = ParseFormat(string(opts.Format))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sign %s with key %s: %w", t.Ref.WithDigest(subject.Digest), keys.ShortID(s.ID()), err)
+	}
+	return res, nil
+}
+
+// Attest signs the in-toto statement (JSON) as a DSSE envelope and stores it
+// for subject. The statement must name subject's digest.
+func Attest(ctx context.Context, t Target, subject ocispec.Descriptor, s *keys.Signer, statement []byte, opts Options) (*Result, error) {
+	if err := check(t, subject, s); err != nil {
+		return nil, err
+	}
+	st, err := parseStatement(statement)
+	if err == nil {
+		err = st.names(subject.Digest)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("attest %s: %w: %w", t.Ref.WithDigest(subject.Digest), ErrSign, err)
+	}
+	var res *Result
+	switch opts.Format {
+	case "", FormatClassic:
+		res, err = attestClassic(ctx, t, subject, s, statement, st.PredicateType)
+	case FormatBundle:
+		res, err = attestBundle(ctx, t, subject, s, statement, st.PredicateType)
+	default:
+		_, err = ParseFormat(string(opts.Format))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("attest %s (%s) with key %s: %w", t.Ref.WithDigest(subject.Digest), st.PredicateType, keys.ShortID(s.ID()), err)
+	}
+	return res, nil
+}
+
+func check(t Target, subject ocispec.Descriptor, s *keys.Signer) error {
+	switch {
+	case t.Client == nil:
+		return fmt.Errorf("%w: no registry client", ErrSign)
+	case s == nil:
+		return fmt.Errorf("%w: no signing key", ErrSign)
+	}
+	if err := subject.Digest.Validate(); err != nil {
+		return fmt.Errorf("%w: subject digest %q: %w", ErrSign, subject.Digest, err)
+	}
+	return nil
+}
+
+// envelope signs payload as a DSSE envelope of the in-toto payload type.
+func envelope(ctx context.Context, s *keys.Signer, payload []byte) ([]byte, error) {
+	w := dsse.WrapSigner(s, types.IntotoPayloadType)
+	env, err := w.SignMessage(bytes.NewReader(payload), sigopts.WithContext(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("%w: DSSE: %w", ErrSign, err)
+	}
+	return env, nil
+}

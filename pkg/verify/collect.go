@@ -1,0 +1,151 @@
+package verify
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/sign"
+)
+
+// candidate is a signature or attestation found, not yet checked.
+type candidate struct {
+	Candidate
+	blob ocispec.Descriptor // the layer holding the payload/envelope/bundle
+	repo registry.Reference
+	// sig is the base64 signature of a classic signature layer.
+	sig string
+}
+
+type collector struct {
+	t       Target
+	subject ocispec.Descriptor
+	limits  Limits
+	n       int
+}
+
+// collect lists candidates from the classic tags and the bundle referrers,
+// failing with ErrTooMany as soon as more than MaxSignatures are listed.
+func (c *collector) collect(ctx context.Context) ([]candidate, error) {
+	var out []candidate
+	for _, kind := range []struct{ suffix, kind string }{
+		{sign.TagSuffixSignature, "signature"}, {sign.TagSuffixAttestation, "attestation"},
+	} {
+		got, err := c.classic(ctx, kind.suffix, kind.kind)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, got...)
+	}
+	got, err := c.bundles(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, got...), nil
+}
+
+func (c *collector) count(n int, where string) error {
+	c.n += n
+	if c.n > c.limits.MaxSignatures {
+		return fmt.Errorf("%w: more than %d candidates (at %s); refusing to examine any", ErrTooMany, c.limits.MaxSignatures, where)
+	}
+	return nil
+}
+
+func (c *collector) classic(ctx context.Context, suffix, kind string) ([]candidate, error) {
+	ref := c.t.Ref
+	ref.Tag, ref.Digest = sign.CosignTag(c.subject, suffix), ""
+	desc, err := c.t.Client.Resolve(ctx, ref)
+	if errors.Is(err, registry.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	m, err := c.manifest(ctx, ref, desc)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.count(len(m.Layers), ref.String()); err != nil {
+		return nil, err
+	}
+	out := make([]candidate, 0, len(m.Layers))
+	for i, l := range m.Layers {
+		cd := candidate{blob: l, repo: ref, Candidate: Candidate{
+			Kind: kind, Format: string(sign.FormatClassic), Location: fmt.Sprintf("%s (layer %d)", ref, i),
+		}}
+		if kind == "signature" {
+			cd.sig = l.Annotations["dev.cosignproject.cosign/signature"]
+		} else {
+			cd.PredicateType = l.Annotations["predicateType"]
+		}
+		out = append(out, cd)
+	}
+	return out, nil
+}
+
+func (c *collector) bundles(ctx context.Context) ([]candidate, error) {
+	repo := c.t.Ref
+	repo.Tag, repo.Digest = "", ""
+	list, truncated, err := c.t.Client.Referrers(ctx, repo, c.subject, sign.BundleMediaType, c.limits.MaxSignatures+1)
+	if err != nil {
+		return nil, err
+	}
+	if truncated {
+		return nil, fmt.Errorf("%w: more than %d referrers of %s", ErrTooMany, c.limits.MaxSignatures, c.subject.Digest)
+	}
+	if err := c.count(len(list), "referrers of "+c.subject.Digest.String()); err != nil {
+		return nil, err
+	}
+	var out []candidate
+	for _, d := range list {
+		loc := repo.WithDigest(d.Digest)
+		cd := candidate{repo: loc, Candidate: Candidate{Format: string(sign.FormatBundle), Location: loc.String(),
+			PredicateType: d.Annotations[sign.AnnotationBundlePredicate]}}
+		m, err := c.manifest(ctx, loc, d)
+		if err != nil {
+			if errors.Is(err, registry.ErrDigestMismatch) || errors.Is(err, registry.ErrSizeMismatch) || errors.Is(err, registry.ErrTooLarge) || errors.Is(err, ErrMalformed) {
+				cd.fail(err)
+				out = append(out, cd)
+				continue
+			}
+			return nil, err
+		}
+		if pt := m.Annotations[sign.AnnotationBundlePredicate]; pt != "" {
+			cd.PredicateType = pt
+		}
+		cd.Kind = "attestation"
+		if cd.PredicateType == sign.CosignSignPredicateType {
+			cd.Kind = "signature"
+		}
+		if len(m.Layers) != 1 || m.Layers[0].MediaType != sign.BundleMediaType {
+			cd.fail(fmt.Errorf("%w: referrer %s: want one %s layer", ErrMalformed, d.Digest, sign.BundleMediaType))
+		} else {
+			cd.blob = m.Layers[0]
+		}
+		out = append(out, cd)
+	}
+	return out, nil
+}
+
+func (c *collector) manifest(ctx context.Context, ref registry.Reference, d ocispec.Descriptor) (*ocispec.Manifest, error) {
+	raw, err := c.t.Client.FetchManifest(ctx, ref, d)
+	if err != nil {
+		return nil, err
+	}
+	var m ocispec.Manifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrMalformed, ref, err)
+	}
+	return &m, nil
+}
+
+func (c *candidate) fail(err error) {
+	if c.Verdict == "" {
+		c.Verdict, c.Reason, c.err = Invalid, err.Error(), err
+	}
+}

@@ -1,0 +1,168 @@
+package verify
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/addonpack/addonpack/pkg/keys"
+	"github.com/addonpack/addonpack/pkg/sign"
+)
+
+// decide applies the scope's threshold and provenance rules to the checked
+// candidates.
+func decide(res *Result, scope *Scope, cands []candidate, fail func(...error) (*Result, error)) (*Result, error) {
+	signed := map[string]bool{}
+	var sigErrs, attErrs []error
+	nSigs := 0
+	for _, c := range cands {
+		if c.Kind == "signature" {
+			nSigs++
+			res.Signatures = append(res.Signatures, c.Candidate)
+			if c.Verdict == Valid {
+				signed[c.KeyID] = true
+			} else {
+				sigErrs = append(sigErrs, c.err)
+			}
+			continue
+		}
+		if c.Kind == "" {
+			c.Kind = "attestation"
+		}
+		res.Attestations = append(res.Attestations, c.Candidate)
+		if c.Verdict != Valid {
+			attErrs = append(attErrs, c.err)
+		}
+	}
+	for id := range signed {
+		res.SignedBy = append(res.SignedBy, id)
+	}
+	sort.Strings(res.SignedBy)
+
+	var reasons []error
+	switch {
+	case nSigs == 0:
+		reasons = append(reasons, fmt.Errorf("%w for %s (looked for tag %s and %s referrers)", ErrUnsigned,
+			res.Digest, strings.TrimPrefix(res.Digest.String(), "sha256:")[:12]+"….sig", sign.BundleMediaType))
+	case len(signed) < res.Threshold:
+		reasons = append(reasons, fmt.Errorf("%w: %d of the required %d trusted keys signed %s", ErrThreshold, len(signed), res.Threshold, res.Digest))
+		reasons = append(reasons, sigErrs...)
+	}
+	reasons = append(reasons, provenanceReasons(scope.Provenance, cands, attErrs)...)
+	if len(reasons) > 0 {
+		return fail(reasons...)
+	}
+	res.Verified = true
+	return res, nil
+}
+
+// provenanceReasons returns why the attestations do not satisfy r (none when
+// they do).
+func provenanceReasons(r ProvenanceRules, cands []candidate, attErrs []error) []error {
+	var reasons []error
+	if r.needsProvenance() {
+		var why []error
+		found := false
+		for _, c := range cands {
+			if c.Verdict != Valid || c.PredicateType != ProvenancePredicateType {
+				continue
+			}
+			err := checkSLSA(r, c)
+			if err == nil {
+				found = true
+				break
+			}
+			why = append(why, err)
+		}
+		if !found {
+			reasons = append(reasons, fmt.Errorf("%w: no valid SLSA provenance (%s) satisfies the policy", ErrProvenance, ProvenancePredicateType))
+			reasons = append(reasons, why...)
+			reasons = append(reasons, attErrs...)
+		}
+	}
+	for _, pt := range r.PredicateTypes {
+		ok := false
+		for _, c := range cands {
+			if c.Verdict == Valid && c.PredicateType == pt {
+				ok = true
+			}
+		}
+		if !ok {
+			reasons = append(reasons, fmt.Errorf("%w: no valid attestation of type %s", ErrProvenance, pt))
+			if !r.needsProvenance() {
+				reasons = append(reasons, attErrs...)
+			}
+		}
+	}
+	return reasons
+}
+
+// slsa is the part of a SLSA v1 predicate the policy constrains.
+type slsa struct {
+	BuildDefinition struct {
+		BuildType            string `json:"buildType"`
+		ResolvedDependencies []struct {
+			URI    string            `json:"uri"`
+			Digest map[string]string `json:"digest"`
+		} `json:"resolvedDependencies"`
+	} `json:"buildDefinition"`
+	RunDetails struct {
+		Builder struct {
+			ID string `json:"id"`
+		} `json:"builder"`
+	} `json:"runDetails"`
+}
+
+func checkSLSA(r ProvenanceRules, c candidate) error {
+	var p slsa
+	if c.statement == nil || json.Unmarshal(c.statement.Predicate, &p) != nil {
+		return fmt.Errorf("%w: %s: predicate is not SLSA v1 provenance", ErrProvenance, c.Location)
+	}
+	if len(r.BuilderIDs) > 0 && !matchAny(r.BuilderIDs, p.RunDetails.Builder.ID, func(s string) string { return s }) {
+		return fmt.Errorf("%w: %s (key %s): builder %q is not one of %q", ErrProvenance, c.Location, keys.ShortID(c.KeyID), p.RunDetails.Builder.ID, r.BuilderIDs)
+	}
+	if len(r.SourceRepositories) > 0 {
+		var uris []string
+		for _, d := range p.BuildDefinition.ResolvedDependencies {
+			if d.URI == "" || d.Digest["gitCommit"] == "" {
+				continue
+			}
+			uris = append(uris, d.URI)
+			if matchAny(r.SourceRepositories, d.URI, normalizeRepo) {
+				return nil
+			}
+		}
+		return fmt.Errorf("%w: %s (key %s): source %q is not one of %q", ErrProvenance, c.Location, keys.ShortID(c.KeyID), uris, r.SourceRepositories)
+	}
+	return nil
+}
+
+// matchAny matches v against patterns: exact, or a prefix when the pattern
+// ends in "*"; norm is applied to both sides first.
+func matchAny(patterns []string, v string, norm func(string) string) bool {
+	v = norm(v)
+	for _, p := range patterns {
+		if pre, ok := strings.CutSuffix(p, "*"); ok {
+			if strings.HasPrefix(v, norm(pre)) || strings.HasPrefix(v, pre) {
+				return true
+			}
+		} else if norm(p) == v {
+			return true
+		}
+	}
+	return false
+}
+
+// normalizeRepo compares repository URLs loosely: no "git+" prefix, no
+// trailing "/" or ".git", no credentials-free differences in case of host.
+func normalizeRepo(u string) string {
+	u = strings.TrimPrefix(u, "git+")
+	u = strings.TrimSuffix(u, "/")
+	u = strings.TrimSuffix(u, ".git")
+	if scheme, rest, ok := strings.Cut(u, "://"); ok {
+		host, path, _ := strings.Cut(rest, "/")
+		return strings.ToLower(scheme) + "://" + strings.ToLower(host) + "/" + path
+	}
+	return u
+}

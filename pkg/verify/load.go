@@ -1,0 +1,161 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"sigs.k8s.io/yaml"
+
+	"github.com/addonpack/addonpack/pkg/keys"
+	"github.com/addonpack/addonpack/specs"
+)
+
+// Policy file identifiers (specs/policy.md).
+const (
+	PolicyAPIVersion = "addonpack.dev/v1alpha1"
+	PolicyKind       = "VerificationPolicy"
+	policySchemaPath = "schemas/policy.schema.json"
+	maxPolicySize    = 1 << 20
+)
+
+// policyFile is the YAML document.
+type policyFile struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Keys       []struct {
+		Name      string     `json:"name"`
+		PublicKey string     `json:"publicKey"`
+		Path      string     `json:"path"`
+		Ref       string     `json:"ref"`
+		NotBefore *time.Time `json:"notBefore"`
+		NotAfter  *time.Time `json:"notAfter"`
+	} `json:"keys"`
+	Scopes []struct {
+		Prefix     string   `json:"prefix"`
+		Keys       []string `json:"keys"`
+		Threshold  int      `json:"threshold"`
+		Provenance struct {
+			Required           bool     `json:"required"`
+			BuilderIDs         []string `json:"builderIds"`
+			SourceRepositories []string `json:"sourceRepositories"`
+			PredicateTypes     []string `json:"predicateTypes"`
+		} `json:"provenance"`
+	} `json:"scopes"`
+	Limits struct {
+		MaxSignatures int   `json:"maxSignatures"`
+		MaxBlobSize   int64 `json:"maxBlobSize"`
+	} `json:"limits"`
+}
+
+// LoadPolicy reads a policy file (YAML or JSON, specs/policy.md), validates
+// it against specs/schemas/policy.schema.json and loads its keys. Key paths
+// are relative to the file's directory; getenv reads "env://" keys (nil
+// means os.Getenv).
+func LoadPolicy(ctx context.Context, path string, getenv func(string) string) (*Policy, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", path, err)
+	}
+	if len(raw) > maxPolicySize {
+		return nil, fmt.Errorf("policy %s: %w: larger than %d bytes", path, ErrPolicy, maxPolicySize)
+	}
+	return ParsePolicy(ctx, raw, path, getenv)
+}
+
+// ParsePolicy is LoadPolicy on bytes; name is the file path (for messages
+// and relative key paths).
+func ParsePolicy(ctx context.Context, raw []byte, name string, getenv func(string) string) (*Policy, error) {
+	js, err := yaml.YAMLToJSON(raw)
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w: %w", name, ErrPolicy, err)
+	}
+	if err := validateSchema(js); err != nil {
+		return nil, fmt.Errorf("policy %s: %w: %w", name, ErrPolicy, err)
+	}
+	var f policyFile
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("policy %s: %w: %w", name, ErrPolicy, err)
+	}
+	named := map[string]Key{}
+	for _, k := range f.Keys {
+		if _, dup := named[k.Name]; dup {
+			return nil, fmt.Errorf("policy %s: %w: key %q defined twice", name, ErrPolicy, k.Name)
+		}
+		var v *keys.Verifier
+		switch {
+		case k.PublicKey != "":
+			v, err = keys.ParseVerifier(k.Name, []byte(k.PublicKey))
+		case k.Path != "":
+			p := k.Path
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(filepath.Dir(name), p)
+			}
+			v, err = keys.LoadVerifier(ctx, p, getenv)
+		default:
+			v, err = keys.LoadVerifier(ctx, k.Ref, getenv)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("policy %s: key %q: %w", name, k.Name, err)
+		}
+		named[k.Name] = Key{Name: k.Name, Verifier: v, NotBefore: k.NotBefore, NotAfter: k.NotAfter}
+	}
+	p := &Policy{Limits: Limits{MaxSignatures: f.Limits.MaxSignatures, MaxBlobSize: f.Limits.MaxBlobSize}}
+	for _, s := range f.Scopes {
+		sc := Scope{Prefix: strings.TrimSuffix(s.Prefix, "/"), Threshold: s.Threshold, Provenance: ProvenanceRules{
+			Required: s.Provenance.Required, BuilderIDs: s.Provenance.BuilderIDs,
+			SourceRepositories: s.Provenance.SourceRepositories, PredicateTypes: s.Provenance.PredicateTypes,
+		}}
+		for _, kn := range s.Keys {
+			k, ok := named[kn]
+			if !ok {
+				return nil, fmt.Errorf("policy %s: %w: scope %q names undefined key %q", name, ErrPolicy, s.Prefix, kn)
+			}
+			sc.Keys = append(sc.Keys, k)
+		}
+		p.Scopes = append(p.Scopes, sc)
+	}
+	if err := p.validate(); err != nil {
+		return nil, fmt.Errorf("policy %s: %w", name, err)
+	}
+	return p, nil
+}
+
+func validateSchema(js []byte) error {
+	raw, err := specs.Schemas.ReadFile(policySchemaPath)
+	if err != nil {
+		return err
+	}
+	schemaDoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return err
+	}
+	c := jsonschema.NewCompiler()
+	c.UseLoader(refuseLoader{})
+	if err := c.AddResource("policy.schema.json", schemaDoc); err != nil {
+		return err
+	}
+	sch, err := c.Compile("policy.schema.json")
+	if err != nil {
+		return err
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(js))
+	if err != nil {
+		return err
+	}
+	return sch.Validate(doc)
+}
+
+type refuseLoader struct{}
+
+func (refuseLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("external $ref %q is not allowed", url)
+}

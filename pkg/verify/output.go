@@ -1,0 +1,56 @@
+package verify
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/addonpack/addonpack/pkg/keys"
+)
+
+// WriteText writes the human summary; verbose adds every candidate and why
+// each failed.
+func (r *Result) WriteText(w io.Writer, verbose bool) error {
+	verdict := "VERIFIED"
+	if !r.Verified {
+		verdict = "NOT VERIFIED"
+	}
+	fmt.Fprintf(w, "%s: %s\n", verdict, r.Reference)
+	scope := r.Scope
+	if scope == "" {
+		scope = "(default)"
+	}
+	fmt.Fprintf(w, "  policy %s, scope %s, threshold %d\n", keys.ShortID(r.Policy), scope, r.Threshold)
+	for _, id := range r.SignedBy {
+		fmt.Fprintf(w, "  signed by %s\n", id)
+	}
+	nAtt := 0
+	for _, a := range r.Attestations {
+		if a.Verdict == Valid {
+			nAtt++
+			fmt.Fprintf(w, "  attested %s by %s\n", a.PredicateType, keys.ShortID(a.KeyID))
+		}
+	}
+	fmt.Fprintf(w, "  %d signature(s), %d attestation(s) examined; %d valid signer(s), %d valid attestation(s)\n",
+		len(r.Signatures), len(r.Attestations), len(r.SignedBy), nAtt)
+	for _, reason := range r.Reasons {
+		fmt.Fprintf(w, "  reason: %s\n", reason)
+	}
+	if verbose {
+		for _, list := range [][]Candidate{r.Signatures, r.Attestations} {
+			for _, c := range list {
+				line := fmt.Sprintf("  - %s %s %s", c.Verdict, c.Format, c.Kind)
+				if c.PredicateType != "" {
+					line += " " + c.PredicateType
+				}
+				if c.KeyID != "" {
+					line += " key " + keys.ShortID(c.KeyID)
+				}
+				fmt.Fprintf(w, "%s at %s\n", line, c.Location)
+				if c.Reason != "" {
+					fmt.Fprintf(w, "      why: %s\n", c.Reason)
+				}
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,259 @@
+package verify
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/addonpack/addonpack/pkg/keys"
+	"github.com/addonpack/addonpack/pkg/registry"
+)
+
+// Default limits.
+const (
+	DefaultMaxSignatures = 32
+	DefaultMaxBlobSize   = 4 << 20
+)
+
+// ProvenancePredicateType is SLSA Provenance v1.
+const ProvenancePredicateType = "https://slsa.dev/provenance/v1"
+
+// Policy says which keys and provenance an artifact needs. It is immutable
+// once built (LoadPolicy, PolicyFromKeys) and safe for concurrent use.
+type Policy struct {
+	// Scopes apply to registry/repository prefixes; the longest matching
+	// prefix wins ("" matches every reference).
+	Scopes []Scope
+	Limits Limits
+}
+
+// Scope is the policy for the references under Prefix.
+type Scope struct {
+	// Prefix is "registry[/repository...]"; "" matches everything. It
+	// matches whole path segments: "r.io/a" matches "r.io/a/b", not "r.io/ab".
+	Prefix string
+	Keys   []Key
+	// Threshold is how many distinct Keys must have signed; 0 means 1.
+	Threshold  int
+	Provenance ProvenanceRules
+}
+
+// Key is a trusted public key with an optional validity window.
+type Key struct {
+	Name      string
+	Verifier  *keys.Verifier
+	NotBefore *time.Time
+	NotAfter  *time.Time
+}
+
+// ProvenanceRules constrain attestations.
+type ProvenanceRules struct {
+	// Required demands a valid SLSA v1 provenance attestation.
+	Required bool
+	// BuilderIDs, when set, lists the accepted runDetails.builder.id values
+	// (exact, or a prefix when an entry ends in "*"); setting it implies Required.
+	BuilderIDs []string
+	// SourceRepositories, when set, lists accepted source repositories
+	// (resolvedDependencies URIs; "git+" and ".git" ignored); implies Required.
+	SourceRepositories []string
+	// PredicateTypes lists further attestation types that must be present
+	// and valid (an SBOM, a test report).
+	PredicateTypes []string
+}
+
+// needsProvenance reports whether a SLSA provenance attestation is needed.
+func (r ProvenanceRules) needsProvenance() bool {
+	return r.Required || len(r.BuilderIDs) > 0 || len(r.SourceRepositories) > 0
+}
+
+// Limits bound what a hostile registry can make Verify do.
+type Limits struct {
+	// MaxSignatures caps the candidates (signatures plus attestations, in
+	// both schemes) examined; more is a failure. 0 means DefaultMaxSignatures.
+	MaxSignatures int
+	// MaxBlobSize caps each signature, attestation or bundle blob fetched.
+	// 0 means DefaultMaxBlobSize.
+	MaxBlobSize int64
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxSignatures <= 0 {
+		l.MaxSignatures = DefaultMaxSignatures
+	}
+	if l.MaxBlobSize <= 0 {
+		l.MaxBlobSize = DefaultMaxBlobSize
+	}
+	return l
+}
+
+// KeyOptions build a single-scope policy from --key flags.
+type KeyOptions struct {
+	Threshold  int
+	Provenance ProvenanceRules
+	Limits     Limits
+	// Getenv reads "env://" key references; nil means os.Getenv.
+	Getenv func(string) string
+}
+
+// PolicyFromKeys returns a policy trusting the public keys named by refs
+// (files, "env://VAR", KMS URIs) for every reference.
+func PolicyFromKeys(ctx context.Context, refs []string, opts KeyOptions) (*Policy, error) {
+	if len(refs) == 0 {
+		return nil, fmt.Errorf("%w: no keys", ErrPolicy)
+	}
+	s := Scope{Threshold: opts.Threshold, Provenance: opts.Provenance}
+	for _, r := range refs {
+		v, err := keys.LoadVerifier(ctx, r, opts.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		s.Keys = append(s.Keys, Key{Name: r, Verifier: v})
+	}
+	p := &Policy{Scopes: []Scope{s}, Limits: opts.Limits}
+	return p, p.validate()
+}
+
+// WithProvenance returns a copy of p whose scopes also require r (the
+// command line's --require-provenance, --builder-id, --source-repo).
+func (p *Policy) WithProvenance(r ProvenanceRules) *Policy {
+	q := &Policy{Limits: p.Limits, Scopes: make([]Scope, len(p.Scopes))}
+	for i, s := range p.Scopes {
+		s.Provenance.Required = s.Provenance.Required || r.Required
+		if len(r.BuilderIDs) > 0 {
+			s.Provenance.BuilderIDs = r.BuilderIDs
+		}
+		if len(r.SourceRepositories) > 0 {
+			s.Provenance.SourceRepositories = r.SourceRepositories
+		}
+		s.Provenance.PredicateTypes = append(append([]string(nil), s.Provenance.PredicateTypes...), r.PredicateTypes...)
+		q.Scopes[i] = s
+	}
+	return q
+}
+
+// WithLimits returns a copy of p with non-zero fields of l applied.
+func (p *Policy) WithLimits(l Limits) *Policy {
+	q := *p
+	if l.MaxSignatures > 0 {
+		q.Limits.MaxSignatures = l.MaxSignatures
+	}
+	if l.MaxBlobSize > 0 {
+		q.Limits.MaxBlobSize = l.MaxBlobSize
+	}
+	return &q
+}
+
+func (p *Policy) validate() error {
+	if len(p.Scopes) == 0 {
+		return fmt.Errorf("%w: no scopes", ErrPolicy)
+	}
+	seen := map[string]bool{}
+	for _, s := range p.Scopes {
+		if seen[s.Prefix] {
+			return fmt.Errorf("%w: scope %q listed twice", ErrPolicy, s.Prefix)
+		}
+		seen[s.Prefix] = true
+		if len(s.Keys) == 0 {
+			return fmt.Errorf("%w: scope %q has no keys", ErrPolicy, s.Prefix)
+		}
+		if s.Threshold > len(distinctKeys(s.Keys)) {
+			return fmt.Errorf("%w: scope %q: threshold %d exceeds its %d distinct keys", ErrPolicy, s.Prefix, s.Threshold, len(distinctKeys(s.Keys)))
+		}
+		for _, k := range s.Keys {
+			if k.Verifier == nil {
+				return fmt.Errorf("%w: scope %q: key %q not loaded", ErrPolicy, s.Prefix, k.Name)
+			}
+			if k.NotBefore != nil && k.NotAfter != nil && !k.NotAfter.After(*k.NotBefore) {
+				return fmt.Errorf("%w: key %q: notAfter is not after notBefore", ErrPolicy, k.Name)
+			}
+		}
+	}
+	return nil
+}
+
+func distinctKeys(ks []Key) map[string]bool {
+	m := map[string]bool{}
+	for _, k := range ks {
+		if k.Verifier != nil {
+			m[k.Verifier.ID] = true
+		}
+	}
+	return m
+}
+
+// ScopeFor returns the scope for ref: the longest prefix that matches.
+func (p *Policy) ScopeFor(ref registry.Reference) (*Scope, bool) {
+	repo := ref.Repo()
+	var best *Scope
+	for i := range p.Scopes {
+		s := &p.Scopes[i]
+		pre := strings.TrimSuffix(s.Prefix, "/")
+		if pre != "" && repo != pre && !strings.HasPrefix(repo, pre+"/") {
+			continue
+		}
+		if best == nil || len(pre) > len(strings.TrimSuffix(best.Prefix, "/")) {
+			best = s
+		}
+	}
+	return best, best != nil
+}
+
+// Digest is a stable identifier of what the policy accepts ("sha256:<hex>"):
+// keys by id (not by file name), windows, thresholds, provenance rules,
+// scopes and limits. Two policies with the same Digest verify the same way,
+// so a cache may key verified digests by (artifact digest, Policy.Digest()).
+func (p *Policy) Digest() string {
+	type key struct {
+		ID        string     `json:"id"`
+		NotBefore *time.Time `json:"notBefore,omitempty"`
+		NotAfter  *time.Time `json:"notAfter,omitempty"`
+	}
+	type scope struct {
+		Prefix     string          `json:"prefix"`
+		Keys       []key           `json:"keys"`
+		Threshold  int             `json:"threshold"`
+		Provenance ProvenanceRules `json:"provenance"`
+	}
+	var canon struct {
+		Scopes []scope `json:"scopes"`
+		Limits Limits  `json:"limits"`
+	}
+	canon.Limits = p.Limits.withDefaults()
+	for _, s := range p.Scopes {
+		cs := scope{Prefix: strings.TrimSuffix(s.Prefix, "/"), Threshold: max(s.Threshold, 1), Provenance: ProvenanceRules{
+			Required:           s.Provenance.needsProvenance(),
+			BuilderIDs:         sorted(s.Provenance.BuilderIDs),
+			SourceRepositories: sorted(s.Provenance.SourceRepositories),
+			PredicateTypes:     sorted(s.Provenance.PredicateTypes),
+		}}
+		for _, k := range s.Keys {
+			ck := key{ID: k.Verifier.ID, NotBefore: utc(k.NotBefore), NotAfter: utc(k.NotAfter)}
+			cs.Keys = append(cs.Keys, ck)
+		}
+		sort.Slice(cs.Keys, func(i, j int) bool { return cs.Keys[i].ID < cs.Keys[j].ID })
+		canon.Scopes = append(canon.Scopes, cs)
+	}
+	sort.Slice(canon.Scopes, func(i, j int) bool { return canon.Scopes[i].Prefix < canon.Scopes[j].Prefix })
+	b, _ := json.Marshal(canon)
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+func sorted(in []string) []string {
+	out := append([]string(nil), in...)
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,111 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/addonpack/addonpack/pkg/registry"
+)
+
+// Target is the repository an artifact lives in and the client that reaches
+// it; Ref's tag and digest are not used.
+type Target struct {
+	Client *registry.Client
+	Ref    registry.Reference
+}
+
+// Option tunes Verify.
+type Option func(*options)
+
+type options struct{ now time.Time }
+
+// WithTime evaluates key validity windows at t instead of the current time.
+func WithTime(t time.Time) Option { return func(o *options) { o.now = t } }
+
+// Verdicts of a candidate.
+const (
+	Valid   = "valid"
+	Invalid = "invalid"
+)
+
+// Candidate is one signature or attestation examined.
+type Candidate struct {
+	Kind          string `json:"kind"`   // "signature" or "attestation"
+	Format        string `json:"format"` // "classic" or "bundle"
+	Location      string `json:"location"`
+	PredicateType string `json:"predicateType,omitempty"`
+	KeyID         string `json:"keyId,omitempty"`
+	KeyName       string `json:"keyName,omitempty"`
+	Verdict       string `json:"verdict"`
+	Reason        string `json:"reason,omitempty"`
+	err           error
+	statement     *statement
+}
+
+// Result lists every candidate checked and the decision.
+type Result struct {
+	Reference    string        `json:"reference"`
+	Digest       digest.Digest `json:"digest"`
+	Policy       string        `json:"policy"`
+	Scope        string        `json:"scope"`
+	Verified     bool          `json:"verified"`
+	Threshold    int           `json:"threshold"`
+	SignedBy     []string      `json:"signedBy"`
+	Signatures   []Candidate   `json:"signatures"`
+	Attestations []Candidate   `json:"attestations"`
+	Reasons      []string      `json:"reasons,omitempty"`
+}
+
+// Verify checks subject (a manifest of t's repository, resolved once by the
+// caller) against p. It returns the Result and, when verification fails, an
+// *Error matching ErrVerification and the specific reasons. Registry
+// failures are returned unchanged (e.g. registry.ErrUnreachable) with a nil
+// Result.
+func Verify(ctx context.Context, t Target, subject ocispec.Descriptor, p *Policy, opts ...Option) (*Result, error) {
+	o := options{now: time.Now()}
+	for _, f := range opts {
+		f(&o)
+	}
+	if err := subject.Digest.Validate(); err != nil {
+		return nil, fmt.Errorf("verify: subject digest %q: %w", subject.Digest, err)
+	}
+	if t.Client == nil || p == nil {
+		return nil, fmt.Errorf("verify: %w: no client or policy", ErrPolicy)
+	}
+	pinned := t.Ref.WithDigest(subject.Digest).String()
+	res := &Result{Reference: pinned, Digest: subject.Digest, Policy: p.Digest(), SignedBy: []string{},
+		Signatures: []Candidate{}, Attestations: []Candidate{}}
+	fail := func(reasons ...error) (*Result, error) {
+		for _, r := range reasons {
+			res.Reasons = append(res.Reasons, r.Error())
+		}
+		return res, &Error{Ref: pinned, Digest: subject.Digest, Reasons: reasons}
+	}
+	scope, ok := p.ScopeFor(t.Ref)
+	if !ok {
+		return fail(fmt.Errorf("%w to %s", ErrNoPolicy, t.Ref.Repo()))
+	}
+	res.Scope, res.Threshold = scope.Prefix, max(scope.Threshold, 1)
+	limits := p.Limits.withDefaults()
+
+	c := &collector{t: t, subject: subject, limits: limits}
+	cands, err := c.collect(ctx)
+	if errors.Is(err, ErrTooMany) {
+		return fail(err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	ck := checker{t: t, subject: subject, scope: scope, now: o.now, maxBlob: limits.MaxBlobSize}
+	for i := range cands {
+		if err := ck.check(ctx, &cands[i]); err != nil {
+			return nil, err // registry failure
+		}
+	}
+	return decide(res, scope, cands, fail)
+}
