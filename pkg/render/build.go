@@ -84,25 +84,37 @@ func Build(ctx context.Context, in Input) (out []byte, err error) {
 }
 
 func build(ctx context.Context, in Input, root string) ([]byte, error) {
-	tree, err := loadTree(in.Files)
+	tree, c, _, err := prepare(in, root)
 	if err != nil {
 		return nil, err
 	}
+	return run(ctx, tree, root, c.openAPI)
+}
+
+// prepare copies the package into memory, injects the config and components
+// into the root kustomization and checks everything kustomize would load.
+// It returns the paths it wrote.
+func prepare(in Input, root string) (*pkgTree, *checker, []string, error) {
+	tree, err := loadTree(in.Files)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	if !tree.dir(root) {
-		return nil, fmt.Errorf("root %s is not a directory of the package", displayDir(root))
+		return nil, nil, nil, fmt.Errorf("root %s is not a directory of the package", displayDir(root))
 	}
 	c := newChecker(tree)
 	kfile, err := c.kustomizationFile(root)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	if _, err := inject(tree, root, kfile, in.Config, in.Components); err != nil {
-		return nil, err
+	written, err := inject(tree, root, kfile, in.Config, in.Components)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	if err := c.checkDir(root); err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	return run(ctx, tree, root, c.openAPI)
+	return tree, c, written, nil
 }
 
 // run runs kustomize on the checked in-memory tree, holding mu.

@@ -2,7 +2,6 @@ package render
 
 import (
 	"context"
-	"fmt"
 	"path"
 )
 
@@ -16,24 +15,8 @@ func Overlay(ctx context.Context, in Input) (map[string][]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	root := path.Clean(in.Root)
-	tree, err := loadTree(in.Files)
+	tree, _, written, err := prepare(in, path.Clean(in.Root))
 	if err != nil {
-		return nil, err
-	}
-	if !tree.dir(root) {
-		return nil, fmt.Errorf("root %s is not a directory of the package", displayDir(root))
-	}
-	c := newChecker(tree)
-	kfile, err := c.kustomizationFile(root)
-	if err != nil {
-		return nil, err
-	}
-	written, err := inject(tree, root, kfile, in.Config, in.Components)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.checkDir(root); err != nil {
 		return nil, err
 	}
 	out := make(map[string][]byte, len(written))
