@@ -20,6 +20,7 @@ build:
 
 tools:
 	./scripts/ensure-tools.sh
+	./scripts/install-peers.sh
 
 ## test: everything CI runs — tools, vet, unit tests with the race detector, short fuzzing.
 test: tools lint test-unit fuzz-short

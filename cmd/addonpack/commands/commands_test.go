@@ -69,7 +69,7 @@ func TestPublishAndConsume(t *testing.T) {
 	}
 
 	out := filepath.Join(dir, "pulled")
-	if r := run(t, nil, "pull", ref, "-o", out, "--format", "json"); r.code != 0 || !strings.Contains(r.out, digest) {
+	if r := run(t, nil, "pull", ref, "-o", out, "--format", "json", "--insecure-skip-verify"); r.code != 0 || !strings.Contains(r.out, digest) {
 		t.Fatalf("pull: %+v", r)
 	}
 	want, _ := os.ReadFile(filepath.Join(src, "kustomization.yaml"))
@@ -140,12 +140,14 @@ func TestExitCodes(t *testing.T) {
 		{"unknown flag", []string{"build", src, "--nope"}, commands.ExitUsage, []string{"--nope"}},
 		{"bad reference", []string{"push", src, "UPPER/Case:tag"}, commands.ExitUsage, []string{"UPPER/Case:tag"}},
 		{"pull without -o", []string{"pull", reg.Host() + "/addons/hello:0.1.0"}, commands.ExitUsage, []string{"-o DIR is required"}},
+		{"pull without trust flags", []string{"pull", reg.Host() + "/addons/hello:0.1.0", "-o", filepath.Join(dir, "o")}, commands.ExitUsage, []string{"--key", "--insecure-skip-verify"}},
+		{"pull of an unsigned artifact", []string{"pull", reg.Host() + "/addons/hello:0.1.0", "-o", filepath.Join(dir, "o"), "--key", filepath.Join(dir, "none.pub")}, commands.ExitNotFound, []string{"none.pub"}},
 		{"invalid defaults", []string{"build", bad}, commands.ExitInvalid, []string{filepath.Join(bad, "config", "defaults.yaml"), "spec.replicas", "spec.message"}},
 		{"not an add-on", []string{"build", dir}, commands.ExitInvalid, []string{"addon.yaml: missing"}},
 		{"missing source dir", []string{"build", filepath.Join(dir, "nope")}, commands.ExitNotFound, []string{"nope"}},
-		{"unknown tag", []string{"pull", reg.Host() + "/addons/hello:9.9.9", "-o", filepath.Join(dir, "o")}, commands.ExitNotFound, []string{"addons/hello:9.9.9"}},
+		{"unknown tag", []string{"pull", reg.Host() + "/addons/hello:9.9.9", "-o", filepath.Join(dir, "o"), "--insecure-skip-verify"}, commands.ExitNotFound, []string{"addons/hello:9.9.9"}},
 		{"unreachable registry", []string{"inspect", closed + "/addons/hello:0.1.0"}, commands.ExitUnreachable, []string{closed}},
-		{"target not empty", []string{"pull", reg.Host() + "/addons/hello:0.1.0", "-o", nonEmpty}, commands.ExitConflict, []string{nonEmpty, "--force"}},
+		{"target not empty", []string{"pull", reg.Host() + "/addons/hello:0.1.0", "-o", nonEmpty, "--insecure-skip-verify"}, commands.ExitConflict, []string{nonEmpty, "--force"}},
 		{"init into a non-empty dir", []string{"init", src}, commands.ExitConflict, []string{src}},
 	}
 	for _, tt := range tests {

@@ -15,7 +15,10 @@ func newConfig(g *globals) *cobra.Command {
 		Use:   "config",
 		Short: "Show an add-on's config type: its schema and a starter config",
 	}
-	var format string
+	var (
+		format string
+		vf     verifyFlags
+	)
 	schemaCmd := &cobra.Command{
 		Use:   "schema REF|LAYOUT|DIR",
 		Short: "Print the schema of the add-on's config type",
@@ -27,7 +30,7 @@ fetched, not the content.`,
   addonpack config schema ./examples/coredns --format crd | kubectl apply -f -`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			canonical, apiVersion, kind, err := g.configSchema(cmd, args[0])
+			canonical, apiVersion, kind, err := g.configSchema(cmd, args[0], &vf)
 			if err != nil {
 				return err
 			}
@@ -50,6 +53,7 @@ fetched, not the content.`,
 		},
 	}
 	schemaCmd.Flags().StringVar(&format, "format", "jsonschema", "jsonschema, openapi or crd")
+	vf.add(schemaCmd, true)
 	defaultsCmd := &cobra.Command{
 		Use:   "defaults REF|LAYOUT|DIR",
 		Short: "Print a starter config: the packed defaults with the schema's defaults applied",
@@ -57,7 +61,7 @@ fetched, not the content.`,
   addonpack render localhost:5000/addons/coredns:1.11.3 --values my-dns.yaml`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := g.open(cmd.Context(), args[0], pull.Options{})
+			p, err := g.open(cmd.Context(), args[0], &vf)
 			if err != nil {
 				return err
 			}
@@ -77,15 +81,16 @@ fetched, not the content.`,
 			return err
 		},
 	}
+	vf.add(defaultsCmd, true)
 	cmd.AddCommand(schemaCmd, defaultsCmd)
 	return cmd
 }
 
 // configSchema returns the canonical schema and config type of ARG, from the
 // config blob for an artifact (no content download) or from a source dir.
-func (g *globals) configSchema(cmd *cobra.Command, arg string) ([]byte, string, string, error) {
+func (g *globals) configSchema(cmd *cobra.Command, arg string, vf *verifyFlags) ([]byte, string, string, error) {
 	if isSourceDir(arg) {
-		p, err := g.open(cmd.Context(), arg, pull.Options{})
+		p, err := g.open(cmd.Context(), arg, vf)
 		if err != nil {
 			return nil, "", "", err
 		}
@@ -98,11 +103,11 @@ func (g *globals) configSchema(cmd *cobra.Command, arg string) ([]byte, string, 
 		}
 		return t.Schema.JSON(), t.APIVersion, t.Kind, nil
 	}
-	src, err := g.source(cmd.Context(), arg)
+	src, opts, err := g.consume(cmd.Context(), arg, vf)
 	if err != nil {
 		return nil, "", "", err
 	}
-	loaded, err := pull.Load(cmd.Context(), src, pull.Options{})
+	loaded, err := pull.Load(cmd.Context(), src, opts)
 	if err != nil {
 		return nil, "", "", err
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/addonpack/addonpack/pkg/deliver"
-	"github.com/addonpack/addonpack/pkg/pull"
 )
 
 // errDiffer makes `diff --exit-code` exit 1 when the renderings differ.
@@ -16,8 +15,11 @@ type errDiffer struct{}
 func (errDiffer) Error() string { return "the renderings differ" }
 
 func newDiff(g *globals) *cobra.Command {
-	var values string
-	var exitCode bool
+	var (
+		values   string
+		exitCode bool
+		vf       verifyFlags
+	)
 	cmd := &cobra.Command{
 		Use:   "diff A B",
 		Short: "Show a unified diff of the rendered output of two versions (or a version and a source dir)",
@@ -33,11 +35,11 @@ differ, like git diff).`,
 			if err != nil {
 				return err
 			}
-			a, err := g.renderOne(cmd.Context(), args[0], data, name)
+			a, err := g.renderOne(cmd.Context(), args[0], data, name, &vf)
 			if err != nil {
 				return err
 			}
-			b, err := g.renderOne(cmd.Context(), args[1], data, name)
+			b, err := g.renderOne(cmd.Context(), args[1], data, name, &vf)
 			if err != nil {
 				return err
 			}
@@ -60,11 +62,12 @@ differ, like git diff).`,
 	}
 	cmd.Flags().StringVar(&values, "values", "", "config object used for both renderings (- for stdin)")
 	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when the renderings differ")
+	vf.add(cmd, true)
 	return cmd
 }
 
-func (g *globals) renderOne(ctx context.Context, arg string, values []byte, name string) ([]byte, error) {
-	p, err := g.open(ctx, arg, pull.Options{})
+func (g *globals) renderOne(ctx context.Context, arg string, values []byte, name string, vf *verifyFlags) ([]byte, error) {
+	p, err := g.open(ctx, arg, vf)
 	if err != nil {
 		return nil, err
 	}

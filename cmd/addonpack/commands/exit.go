@@ -10,6 +10,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/archive"
 	"github.com/addonpack/addonpack/pkg/build"
 	"github.com/addonpack/addonpack/pkg/config"
+	"github.com/addonpack/addonpack/pkg/keys"
 	"github.com/addonpack/addonpack/pkg/layout"
 	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/registry"
@@ -17,6 +18,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/scaffold"
 	"github.com/addonpack/addonpack/pkg/schema"
 	"github.com/addonpack/addonpack/pkg/spec"
+	"github.com/addonpack/addonpack/pkg/verify"
 )
 
 // Exit codes, documented in README.md ("Exit codes"). Scripts may rely on them.
@@ -30,6 +32,7 @@ const (
 	ExitDenied      = 6   // the registry refused the credentials
 	ExitIntegrity   = 7   // the registry served bytes that do not match their digest or size
 	ExitConflict    = 8   // the target exists (non-empty directory); use --force
+	ExitVerify      = 9   // verification failed: signatures, attestations or provenance do not satisfy the keys or policy
 	ExitInterrupted = 130 // interrupted by SIGINT or SIGTERM
 )
 
@@ -51,6 +54,8 @@ func ExitCode(ctx context.Context, err error) int {
 		return ExitInterrupted
 	case errors.As(err, &usage), errors.Is(err, registry.ErrInvalidReference):
 		return ExitUsage
+	case errors.Is(err, verify.ErrVerification):
+		return ExitVerify
 	case errors.Is(err, registry.ErrDigestMismatch), errors.Is(err, registry.ErrSizeMismatch):
 		return ExitIntegrity
 	case errors.Is(err, registry.ErrUnauthorized):
@@ -59,7 +64,7 @@ func ExitCode(ctx context.Context, err error) int {
 		return ExitUnreachable
 	case errors.Is(err, registry.ErrNotFound), errors.Is(err, fs.ErrNotExist):
 		return ExitNotFound
-	case errors.Is(err, pull.ErrTargetNotEmpty), errors.Is(err, scaffold.ErrExists):
+	case errors.Is(err, pull.ErrTargetNotEmpty), errors.Is(err, scaffold.ErrExists), errors.Is(err, keys.ErrExists):
 		return ExitConflict
 	case isInvalid(err):
 		return ExitInvalid
@@ -73,6 +78,7 @@ func isInvalid(err error) bool {
 		archive.ErrUnsafePath, archive.ErrEntryType, archive.ErrDuplicate, archive.ErrLimit, archive.ErrIgnoreFile,
 		schema.ErrSchema, schema.ErrObject, config.ErrNoConfig, archive.ErrFormat, archive.ErrFileChanged,
 		render.ErrRemoteResource, render.ErrHelm, render.ErrPlugin, build.ErrRender,
+		verify.ErrPolicy, keys.ErrKey,
 	} {
 		if errors.Is(err, target) {
 			return true

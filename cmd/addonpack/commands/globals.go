@@ -94,7 +94,11 @@ func (g *globals) source(ctx context.Context, arg string) (artifact.Source, erro
 	if err != nil {
 		return nil, err
 	}
-	remote := artifact.Remote{Client: c, Ref: ref}
+	return g.cached(artifact.Remote{Client: c, Ref: ref})
+}
+
+// cached puts the cache in front of a registry source, when there is one.
+func (g *globals) cached(remote artifact.Remote) (artifact.Source, error) {
 	ch, err := g.cache()
 	if err != nil {
 		return nil, err
@@ -134,14 +138,48 @@ func (g *globals) cache() (*cache.Cache, error) {
 	return ch, nil
 }
 
+// consume opens ARG — an OCI layout or a registry reference — for a
+// consumer verb and returns the pull options whose Verify hook checks the
+// resolved digest under the trust flags before any content is read.
+func (g *globals) consume(ctx context.Context, arg string, vf *verifyFlags) (artifact.Source, pull.Options, error) {
+	if layout.IsLayout(arg) {
+		if !vf.skip {
+			return nil, pull.Options{}, usageError{fmt.Errorf("%s is an OCI layout: signatures live in registries, so verify the pushed copy, or pass --insecure-skip-verify", arg)}
+		}
+		src, err := artifact.OpenLayout(ctx, arg)
+		if err != nil {
+			return nil, pull.Options{}, err
+		}
+		fmt.Fprintf(g.streams.Err, "Warning: --insecure-skip-verify: %s is not verified\n", arg)
+		return src, pull.Options{}, nil
+	}
+	ref, err := g.reference(arg)
+	if err != nil {
+		return nil, pull.Options{}, err
+	}
+	c, err := g.client()
+	if err != nil {
+		return nil, pull.Options{}, err
+	}
+	src, err := g.cached(artifact.Remote{Client: c, Ref: ref})
+	if err != nil {
+		return nil, pull.Options{}, err
+	}
+	hook, err := vf.hook(ctx, g, c, ref)
+	if err != nil {
+		return nil, pull.Options{}, err
+	}
+	return src, pull.Options{Verify: hook}, nil
+}
+
 // open opens ARG as a package to configure and render: an add-on source
-// directory (holding addon.yaml), an OCI layout, or a registry reference,
-// fetched by digest after opts.Verify.
-func (g *globals) open(ctx context.Context, arg string, opts pull.Options) (*deliver.Package, error) {
+// directory (holding addon.yaml, the user's own files: not verified), or an
+// artifact fetched by digest after verification.
+func (g *globals) open(ctx context.Context, arg string, vf *verifyFlags) (*deliver.Package, error) {
 	if isSourceDir(arg) {
 		return deliver.OpenDir(arg, archive.DefaultLimits())
 	}
-	src, err := g.source(ctx, arg)
+	src, opts, err := g.consume(ctx, arg, vf)
 	if err != nil {
 		return nil, err
 	}

@@ -11,24 +11,28 @@ import (
 
 func newPull(g *globals) *cobra.Command {
 	var (
-		dir  string
-		opts pull.Options
-		f    format
+		dir   string
+		force bool
+		vf    verifyFlags
+		f     format
 	)
 	lf := newLimitFlags()
 	cmd := &cobra.Command{
-		Use:   "pull REF|LAYOUT -o DIR",
-		Short: "Fetch an add-on by digest and unpack its package tree",
-		Long: `pull resolves REF once to a digest, fetches the manifest, config and content layer by
-that digest (each checked for size and digest before it is read), and unpacks the tree
-safely into DIR: regular files and directories only, no path leaving DIR, bounded sizes.
-The tree is unpacked beside DIR and renamed into place only when complete, so a failed or
-interrupted pull leaves DIR as it was. DIR must be missing or empty, or --force replaces it.
+		Use:   "pull REF|LAYOUT -o DIR (--key PUB | --policy FILE | --insecure-skip-verify)",
+		Short: "Verify an add-on, fetch it by digest and unpack its package tree",
+		Long: `pull resolves REF once to a digest and verifies its signatures (and provenance, when the
+flags or the policy ask) BEFORE any content is read; then it fetches the manifest, config
+and content layer by that digest (each checked for size and digest before it is parsed)
+and unpacks the tree safely into DIR: regular files and directories only, no path leaving
+DIR, bounded sizes. The tree is unpacked beside DIR and renamed into place only when
+complete, so a failed or interrupted pull leaves DIR as it was. DIR must be missing or
+empty, or --force replaces it.
 
-This release does not verify signatures yet: pull checks integrity (digests), not
-authenticity.`,
-		Example: `  addonpack pull localhost:5000/addons/hello:0.1.0 -o ./hello
-  addonpack pull registry.example.com/addons/hello@sha256:… -o ./hello --force`,
+Verification is required: --key or --policy, or an explicit --insecure-skip-verify (which
+prints a warning). A digest verified under a policy is remembered for an hour in the cache.`,
+		Example: `  addonpack pull localhost:5000/addons/hello:0.1.0 -o ./hello --key cosign.pub
+  addonpack pull registry.example.com/addons/hello@sha256:… -o ./hello --policy policy.yaml --force
+  addonpack pull localhost:5000/addons/hello:0.1.0 -o ./hello --insecure-skip-verify`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dir == "" {
@@ -38,11 +42,11 @@ authenticity.`,
 			if err != nil {
 				return err
 			}
-			opts.Limits = &limits
-			src, err := g.source(cmd.Context(), args[0])
+			src, opts, err := g.consume(cmd.Context(), args[0], &vf)
 			if err != nil {
 				return err
 			}
+			opts.Limits, opts.Force = &limits, force
 			res, err := pull.Pull(cmd.Context(), src, dir, opts)
 			if err != nil {
 				return err
@@ -57,7 +61,8 @@ authenticity.`,
 		},
 	}
 	cmd.Flags().StringVarP(&dir, "output", "o", "", "directory to unpack into (required)")
-	cmd.Flags().BoolVar(&opts.Force, "force", false, "replace DIR if it is not empty")
+	cmd.Flags().BoolVar(&force, "force", false, "replace DIR if it is not empty")
+	vf.add(cmd, true)
 	lf.add(cmd)
 	addFormat(cmd, &f, false)
 	return cmd

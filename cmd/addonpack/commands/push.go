@@ -1,16 +1,23 @@
 package commands
 
 import (
+	"context"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/addonpack/addonpack/pkg/keys"
+	"github.com/addonpack/addonpack/pkg/provenance"
 	"github.com/addonpack/addonpack/pkg/push"
 )
 
 func newPush(g *globals) *cobra.Command {
-	var f format
+	var (
+		f         format
+		sf        signFlags
+		builderID string
+	)
 	cmd := &cobra.Command{
 		Use:   "push DIR|LAYOUT REF",
 		Short: "Build an add-on (or take a built OCI layout) and push it to a registry",
@@ -19,9 +26,15 @@ tarball written by 'addonpack build -o/--tarball' ("PATH" or "PATH:TAG") — and
 to REF, uploading only the blobs the registry does not have. It prints REPO@sha256:….
 
 Registries on loopback (localhost, 127.0.0.0/8, [::1]) are reached over plain HTTP
-unless they speak TLS; any other registry needs HTTPS or --plain-http.`,
+unless they speak TLS; any other registry needs HTTPS or --plain-http.
+
+With --key, the pushed digest is then signed and a SLSA v1 provenance attestation is
+attached, in the same process (see 'addonpack sign' and specs/provenance.md). The builder id
+is --builder-id, else derived from CI (GitHub Actions' workflow ref, GitLab CI), else
+addonpack's local builder id.`,
 		Example: `  addonpack push ./hello localhost:5000/addons/hello:0.1.0
-  addonpack build ./hello --tarball hello.tar && addonpack push hello.tar registry.example.com/addons/hello:0.1.0`,
+  addonpack build ./hello --tarball hello.tar && addonpack push hello.tar registry.example.com/addons/hello:0.1.0
+  addonpack push ./hello registry.example.com/addons/hello:0.1.0 --key cosign.key`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ref, err := g.reference(args[1])
@@ -36,16 +49,48 @@ unless they speak TLS; any other registry needs HTTPS or --plain-http.`,
 			if err != nil {
 				return err
 			}
-			res, err := push.Push(cmd.Context(), c, args[0], ref, push.Options{Build: bopts})
+			popts := push.Options{Build: bopts}
+			if sf.key != "" {
+				if popts.Sign, err = g.pushSignOptions(cmd.Context(), &sf, builderID); err != nil {
+					return err
+				}
+			}
+			res, err := push.Push(cmd.Context(), c, args[0], ref, popts)
 			if err != nil {
 				return err
 			}
 			return f.print(g.streams.Out, res, func(w io.Writer) error {
-				_, err := fmt.Fprintf(w, "%s\n", res.Ref)
-				return err
+				if _, err := fmt.Fprintf(w, "%s\n", res.Ref); err != nil {
+					return err
+				}
+				for _, s := range res.Signatures {
+					fmt.Fprintf(g.streams.Err, "%s %s with key %s at %s\n", s.Kind, s.PredicateType, keys.ShortID(s.KeyID), s.Location)
+				}
+				return nil
 			})
 		},
 	}
+	sf.add(cmd, "sign the pushed digest and attach SLSA provenance with this private key (file, env://VAR or KMS URI)")
+	cmd.Flags().StringVar(&builderID, "builder-id", "", "provenance builder id (default: from CI environment variables, else addonpack's local builder)")
 	addFormat(cmd, &f, true)
 	return cmd
+}
+
+// pushSignOptions unlocks the key once and gathers the provenance settings.
+func (g *globals) pushSignOptions(ctx context.Context, sf *signFlags, builderID string) (*push.SignOptions, error) {
+	opts, err := sf.options()
+	if err != nil {
+		return nil, err
+	}
+	s, err := g.signer(ctx, sf.key)
+	if err != nil {
+		return nil, err
+	}
+	ci := provenance.FromEnv(g.getenv)
+	return &push.SignOptions{
+		Signer: s, Format: opts.Format,
+		BuilderID:      provenance.BuilderID(builderID, g.getenv),
+		InvocationID:   ci.InvocationID,
+		BuilderVersion: buildVersion(),
+	}, nil
 }

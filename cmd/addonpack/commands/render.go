@@ -17,13 +17,16 @@ func newRender(g *globals) *cobra.Command {
 		force                        bool
 		gitops                       deliver.GitOps
 		keyFile                      string
+		vf                           verifyFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "render REF|LAYOUT|DIR",
+		Use:   "render REF|LAYOUT|DIR [--key PUB | --policy FILE | --insecure-skip-verify]",
 		Short: "Render an add-on with your config for kubectl, kustomize, Flux or Argo CD",
 		Long: `render fetches the add-on by digest (or reads a source directory), validates --values
 against the packed schema after the packed defaults are applied (listing every failing
-field), and builds the kustomization in process. The same reference, values and flags
+field), and builds the kustomization in process. A reference is verified (--key, --policy,
+or an explicit --insecure-skip-verify) before any content is read; a source DIR is yours
+and is not. The same reference, values and flags
 always give byte-identical output.
 
   --format yaml        multi-document YAML for kubectl apply -f - (default)
@@ -35,7 +38,7 @@ always give byte-identical output.
 from the registry, pinned by digest (Flux: OCIRepository with a layerSelector and, with
 --public-key, cosign verification, plus a Kustomization; Argo CD: an Application with an OCI
 source). They apply the package as published, with its default config.`,
-		Example: `  addonpack render localhost:5000/addons/coredns:1.11.3 --values my-dns.yaml | kubectl apply -f -
+		Example: `  addonpack render localhost:5000/addons/coredns:1.11.3 --key cosign.pub --values my-dns.yaml | kubectl apply -f -
   addonpack render ./examples/coredns --values examples/coredns/config/custom.yaml
   addonpack render localhost:5000/addons/coredns:1.11.3 --format kustomize -o ./coredns && kubectl apply -k ./coredns
   addonpack render --for flux localhost:5000/addons/coredns:1.11.3 --public-key cosign.pub`,
@@ -43,13 +46,13 @@ source). They apply the package as published, with its default config.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			if forTool != "" {
-				return g.renderFor(cmd, args[0], forTool, values, keyFile, gitops)
+				return g.renderFor(cmd, args[0], forTool, values, keyFile, gitops, &vf)
 			}
 			data, name, err := g.readValues(values)
 			if err != nil {
 				return err
 			}
-			p, err := g.open(ctx, args[0], pull.Options{})
+			p, err := g.open(ctx, args[0], &vf)
 			if err != nil {
 				return err
 			}
@@ -94,11 +97,12 @@ source). They apply the package as published, with its default config.`,
 	f.StringVar(&gitops.Namespace, "namespace", "", "with --for: namespace of the Flux/Argo CD objects (default flux-system / argocd)")
 	f.StringVar(&gitops.TargetNamespace, "target-namespace", "", "with --for: namespace for the add-on's namespaced objects")
 	f.StringVar(&gitops.Interval, "interval", "10m", "with --for: reconciliation interval")
+	vf.add(cmd, true)
 	return cmd
 }
 
 // renderFor prints Flux or Argo CD objects for a registry reference.
-func (g *globals) renderFor(cmd *cobra.Command, arg, tool, values, keyFile string, gitops deliver.GitOps) error {
+func (g *globals) renderFor(cmd *cobra.Command, arg, tool, values, keyFile string, gitops deliver.GitOps, vf *verifyFlags) error {
 	if values != "" {
 		return usageError{fmt.Errorf("--values cannot be used with --for: Flux and Argo CD apply the package as published (default config); use --format kustomize -o DIR and commit the directory")}
 	}
@@ -106,11 +110,11 @@ func (g *globals) renderFor(cmd *cobra.Command, arg, tool, values, keyFile strin
 	if err != nil {
 		return err
 	}
-	src, err := g.source(cmd.Context(), arg)
+	src, opts, err := g.consume(cmd.Context(), arg, vf)
 	if err != nil {
 		return err
 	}
-	loaded, err := pull.Load(cmd.Context(), src, pull.Options{})
+	loaded, err := pull.Load(cmd.Context(), src, opts)
 	if err != nil {
 		return err
 	}

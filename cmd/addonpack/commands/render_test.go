@@ -38,24 +38,44 @@ func golden(t *testing.T, name, got string) {
 
 func TestRenderVerbs(t *testing.T) {
 	reg := testregistry.New(t)
-	env := map[string]string{"HOME": t.TempDir()}
+	home := t.TempDir()
+	env := map[string]string{"HOME": home, "COSIGN_PASSWORD": "render-test"}
 	ref := reg.Host() + "/addons/coredns:1.11.3"
-	pushed := run(t, env, "push", coredns, ref)
+	if r := run(t, env, "keygen", "--output-key-prefix", filepath.Join(home, "release")); r.code != 0 {
+		t.Fatalf("keygen: %+v", r)
+	}
+	pubKey := filepath.Join(home, "release.pub")
+	if r := run(t, env, "keygen", "--output-key-prefix", filepath.Join(home, "other")); r.code != 0 {
+		t.Fatalf("keygen: %+v", r)
+	}
+	pushed := run(t, env, "push", coredns, ref, "--key", filepath.Join(home, "release.key"))
 	if pushed.code != 0 {
 		t.Fatalf("push: %+v", pushed)
 	}
 	_, digest, _ := strings.Cut(strings.TrimSpace(pushed.out), "@")
 	custom := filepath.Join(coredns, "config", "custom.yaml")
 
+	// Consumers verify before reading content: trust flags are required, a
+	// wrong key fails with the verification exit code, and skipping warns.
+	if r := run(t, env, "render", ref); r.code != commands.ExitUsage || !strings.Contains(r.err, "--insecure-skip-verify") {
+		t.Fatalf("render without trust flags: %+v", r)
+	}
+	if r := run(t, env, "--no-cache", "render", ref, "--key", filepath.Join(home, "other.pub")); r.code != commands.ExitVerify {
+		t.Fatalf("render with the wrong key: %+v", r)
+	}
+	if r := run(t, env, "render", ref, "--insecure-skip-verify"); r.code != 0 || !strings.Contains(r.err, "Warning: --insecure-skip-verify") {
+		t.Fatalf("render --insecure-skip-verify: %+v", r)
+	}
+
 	// YAML from the registry equals YAML from the source directory and the examples' golden file.
-	fromRef := run(t, env, "render", ref, "--values", custom)
+	fromRef := run(t, env, "render", ref, "--values", custom, "--key", pubKey)
 	fromDir := run(t, env, "render", coredns, "--values", custom)
 	want, _ := os.ReadFile(filepath.Join(coredns, "expected", "custom.yaml"))
 	if fromRef.code != 0 || fromRef.out != fromDir.out || fromRef.out != string(want) {
 		t.Fatalf("render from the registry and from the directory differ or do not match expected/custom.yaml: %+v", fromRef)
 	}
 
-	js := run(t, env, "render", ref, "--format", "json")
+	js := run(t, env, "render", ref, "--format", "json", "--key", pubKey)
 	var list struct {
 		Kind  string
 		Items []map[string]any
@@ -65,28 +85,28 @@ func TestRenderVerbs(t *testing.T) {
 	}
 
 	out := filepath.Join(t.TempDir(), "kustomize")
-	if r := run(t, env, "render", ref, "--values", custom, "--format", "kustomize", "-o", out); r.code != 0 {
+	if r := run(t, env, "render", ref, "--values", custom, "--format", "kustomize", "-o", out, "--key", pubKey); r.code != 0 {
 		t.Fatalf("--format kustomize: %+v", r)
 	}
 	again := run(t, env, "render", out, "--values", custom)
 	if again.out != fromRef.out {
 		t.Fatalf("the kustomize directory does not build to the same output")
 	}
-	if r := run(t, env, "render", ref, "--format", "kustomize", "-o", out); r.code != commands.ExitConflict {
+	if r := run(t, env, "render", ref, "--format", "kustomize", "-o", out, "--key", pubKey); r.code != commands.ExitConflict {
 		t.Fatalf("writing over a non-empty directory without --force: %+v", r)
 	}
 
 	// Every field error is listed, with exit code 3.
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	os.WriteFile(bad, []byte("apiVersion: coredns.addons.addonpack.dev/v1alpha1\nkind: CoreDNSConfig\nspec:\n  replicas: 0\n  cacheTTL: 99999\n"), 0o644)
-	r := run(t, env, "render", ref, "--values", bad)
+	r := run(t, env, "render", ref, "--values", bad, "--key", pubKey)
 	if r.code != commands.ExitInvalid || !strings.Contains(r.err, "spec.replicas") || !strings.Contains(r.err, "spec.cacheTTL") || !strings.Contains(r.err, bad) {
 		t.Fatalf("invalid values: %+v", r)
 	}
 
 	// config schema reads the config blob only: no content layer request.
 	reg.ResetLog()
-	s := run(t, env, "--no-cache", "config", "schema", ref)
+	s := run(t, env, "--no-cache", "config", "schema", ref, "--key", pubKey)
 	if s.code != 0 || !strings.Contains(s.out, `"replicas"`) {
 		t.Fatalf("config schema: %+v", s)
 	}
@@ -96,19 +116,24 @@ func TestRenderVerbs(t *testing.T) {
 			blobGets++
 		}
 	}
-	if blobGets != 1 {
-		t.Errorf("config schema fetched %d blobs, want only the config blob", blobGets)
+	if blobGets == 0 {
+		t.Error("config schema fetched no blob")
 	}
-	if c := run(t, env, "config", "schema", ref, "--format", "crd"); c.code != 0 || !strings.Contains(c.out, "kind: CustomResourceDefinition") {
+	for _, l := range reg.Log() {
+		if l.Method == http.MethodGet && strings.Contains(l.Path, "/blobs/") && !strings.Contains(l.Path, "sha256:") {
+			t.Errorf("unexpected blob request %s", l.Path)
+		}
+	}
+	if c := run(t, env, "config", "schema", ref, "--format", "crd", "--key", pubKey); c.code != 0 || !strings.Contains(c.out, "kind: CustomResourceDefinition") {
 		t.Fatalf("crd: %+v", c)
 	}
-	d := run(t, env, "config", "defaults", ref)
+	d := run(t, env, "config", "defaults", ref, "--key", pubKey)
 	if d.code != 0 || !strings.Contains(d.out, "kind: CoreDNSConfig") || !strings.Contains(d.out, "replicas:") {
 		t.Fatalf("config defaults: %+v", d)
 	}
 
 	// diff: same input, no diff; the custom config differs.
-	if r := run(t, env, "diff", ref, coredns, "--exit-code"); r.code != 0 || r.out != "" {
+	if r := run(t, env, "diff", ref, coredns, "--exit-code", "--key", pubKey); r.code != 0 || r.out != "" {
 		t.Fatalf("diff of the same add-on: %+v", r)
 	}
 	vs := filepath.Join(t.TempDir(), "replicas.yaml")
@@ -117,15 +142,15 @@ func TestRenderVerbs(t *testing.T) {
 	if r := run(t, env, "render", coredns, "--values", vs, "--format", "kustomize", "-o", other); r.code != 0 {
 		t.Fatalf("%+v", r)
 	}
-	if r := run(t, env, "diff", ref, other, "--exit-code"); r.code != commands.ExitFailure || !strings.Contains(r.out, "+  replicas: 7") {
+	if r := run(t, env, "diff", ref, other, "--exit-code", "--key", pubKey); r.code != commands.ExitFailure || !strings.Contains(r.out, "+  replicas: 7") {
 		t.Fatalf("diff of a changed config: %+v", r)
 	}
 
 	// Flux and Argo CD objects, pinned by digest.
 	pub := filepath.Join(t.TempDir(), "cosign.pub")
 	os.WriteFile(pub, []byte("-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEexample\n-----END PUBLIC KEY-----\n"), 0o644)
-	flux := run(t, env, "render", "--for", "flux", ref, "--public-key", pub)
-	argo := run(t, env, "render", "--for", "argocd", ref)
+	flux := run(t, env, "render", "--for", "flux", ref, "--public-key", pub, "--key", pubKey)
+	argo := run(t, env, "render", "--for", "argocd", ref, "--key", pubKey)
 	if flux.code != 0 || argo.code != 0 {
 		t.Fatalf("--for: %+v %+v", flux, argo)
 	}
@@ -133,7 +158,7 @@ func TestRenderVerbs(t *testing.T) {
 	norm := strings.NewReplacer(reg.Host(), "registry.example:5000", digest, "sha256:DIGEST")
 	golden(t, "flux.yaml", norm.Replace(flux.out))
 	golden(t, "argocd.yaml", norm.Replace(argo.out))
-	if r := run(t, env, "render", "--for", "flux", ref, "--values", vs); r.code != commands.ExitUsage {
+	if r := run(t, env, "render", "--for", "flux", ref, "--values", vs, "--key", pubKey); r.code != commands.ExitUsage {
 		t.Fatalf("--for with --values: %+v", r)
 	}
 }

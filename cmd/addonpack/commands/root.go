@@ -44,6 +44,10 @@ and pulls it back checked, ready for kubectl, Flux or Argo CD.`,
 		newInit(g), newBuild(g), newPush(g), newPull(g), newInspect(g),
 		newRender(g), newConfig(g), newDiff(g),
 		newRegistry(g), newVersion(g),
+		newKeygen(g),
+		newSign(g),
+		newAttest(g),
+		newVerify(g),
 	)
 	return root
 }

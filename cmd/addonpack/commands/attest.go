@@ -1,0 +1,121 @@
+package commands
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/addonpack/addonpack/pkg/keys"
+	"github.com/addonpack/addonpack/pkg/sign"
+)
+
+// predicateTypes are cosign's short names for --type.
+var predicateTypes = map[string]string{
+	"slsaprovenance":   "https://slsa.dev/provenance/v0.2",
+	"slsaprovenance02": "https://slsa.dev/provenance/v0.2",
+	"slsaprovenance1":  "https://slsa.dev/provenance/v1",
+	"spdx":             "https://spdx.dev/Document",
+	"spdxjson":         "https://spdx.dev/Document",
+	"cyclonedx":        "https://cyclonedx.org/bom",
+	"link":             "https://in-toto.io/Link/v1",
+	"vuln":             "https://cosign.sigstore.dev/attestation/vuln/v1",
+	"openvex":          "https://openvex.dev/ns",
+	"custom":           "https://cosign.sigstore.dev/attestation/v1",
+}
+
+// maxPredicateSize bounds --predicate files.
+const maxPredicateSize = 16 << 20
+
+func newAttest(g *globals) *cobra.Command {
+	var (
+		sf        signFlags
+		f         format
+		predicate string
+		typ       string
+	)
+	cmd := &cobra.Command{
+		Use:   "attest REF --key KEY --predicate FILE --type TYPE",
+		Short: "Attach a signed in-toto attestation (an SBOM, a test report, …) to an artifact",
+		Long: `attest resolves REF once, wraps the JSON predicate in FILE in an in-toto Statement v1 whose
+subject is the manifest digest, signs it as a DSSE envelope with KEY and stores it the way
+'cosign attest' does (sha256-<hex>.att), or as a Sigstore bundle referrer with
+--signature-format bundle. TYPE is a predicate type URI or one of cosign's short names:
+slsaprovenance1, slsaprovenance, spdx, spdxjson, cyclonedx, link, vuln, openvex, custom.
+An earlier attestation of the same type by the same key is replaced.`,
+		Example: `  addonpack attest localhost:5000/addons/hello:0.1.0 --key cosign.key --predicate sbom.spdx.json --type spdxjson`,
+		Args:    exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			opts, err := sf.options()
+			if err != nil {
+				return err
+			}
+			if predicate == "" || typ == "" {
+				return usageError{fmt.Errorf("--predicate and --type are required")}
+			}
+			pt := typ
+			if long, ok := predicateTypes[typ]; ok {
+				pt = long
+			}
+			body, err := readPredicate(predicate)
+			if err != nil {
+				return err
+			}
+			c, ref, err := g.resolveTarget(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			s, err := g.signer(ctx, sf.key)
+			if err != nil {
+				return err
+			}
+			desc, err := c.Resolve(ctx, ref)
+			if err != nil {
+				return err
+			}
+			stmt := fmt.Appendf(nil, `{"_type":"https://in-toto.io/Statement/v1","subject":[{"name":%q,"digest":{%q:%q}}],"predicateType":%q,"predicate":%s}`,
+				ref.Repo(), desc.Digest.Algorithm().String(), desc.Digest.Encoded(), pt, body)
+			res, err := sign.Attest(ctx, sign.Target{Client: c, Ref: ref}, desc, s, stmt, opts)
+			if err != nil {
+				return err
+			}
+			return f.print(g.streams.Out, res, func(w io.Writer) error {
+				_, err := fmt.Fprintf(w, "Attested %s (%s) with key %s at %s\n", ref.WithDigest(desc.Digest), res.PredicateType, keys.ShortID(res.KeyID), res.Location)
+				return err
+			})
+		},
+	}
+	sf.add(cmd, "private key: a cosign key file, env://VAR or a KMS URI (required)")
+	cmd.Flags().StringVar(&predicate, "predicate", "", "JSON file holding the predicate (required)")
+	cmd.Flags().StringVar(&typ, "type", "", "predicate type: a URI or a cosign short name (required)")
+	addFormat(cmd, &f, true)
+	return cmd
+}
+
+// readPredicate reads a JSON predicate file and checks it is a JSON object.
+func readPredicate(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("--predicate: %w", err)
+	}
+	if fi.Size() > maxPredicateSize {
+		return nil, usageError{fmt.Errorf("--predicate %s: larger than %d bytes", path, maxPredicateSize)}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--predicate: %w", err)
+	}
+	if !jsonObject(b) {
+		return nil, usageError{fmt.Errorf("--predicate %s: not a JSON object", path)}
+	}
+	return b, nil
+}
+
+// jsonObject reports whether b is a single JSON object.
+func jsonObject(b []byte) bool {
+	var m map[string]json.RawMessage
+	return json.Unmarshal(b, &m) == nil && m != nil
+}

@@ -1,0 +1,91 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/addonpack/addonpack/pkg/keys"
+)
+
+func newKeygen(g *globals) *cobra.Command {
+	var (
+		prefix string
+		f      format
+	)
+	cmd := &cobra.Command{
+		Use:   "keygen",
+		Short: "Generate a cosign-compatible signing key pair",
+		Long: `keygen writes PREFIX.key, an ECDSA P-256 private key encrypted the way cosign encrypts it
+(scrypt + secretbox, "ENCRYPTED SIGSTORE PRIVATE KEY"), and PREFIX.pub, its public key.
+The password comes from $COSIGN_PASSWORD, or is asked for twice on a terminal.
+Keys from 'cosign generate-key-pair' work in addonpack and the other way round.`,
+		Example: `  COSIGN_PASSWORD=… addonpack keygen --output-key-prefix release
+  addonpack push ./hello registry.example.com/addons/hello:0.1.0 --key release.key`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			pair, err := keys.WriteKeyPair(prefix, g.passFunc())
+			if err != nil {
+				return err
+			}
+			out := struct {
+				PrivateKey string `json:"privateKey"`
+				PublicKey  string `json:"publicKey"`
+				KeyID      string `json:"keyId"`
+			}{prefix + ".key", prefix + ".pub", pair.ID}
+			return f.print(g.streams.Out, out, func(w io.Writer) error {
+				_, err := fmt.Fprintf(w, "Private key written to %s\nPublic key written to %s\nKey id %s\n", out.PrivateKey, out.PublicKey, out.KeyID)
+				return err
+			})
+		},
+	}
+	cmd.Flags().StringVar(&prefix, "output-key-prefix", "cosign", "write PREFIX.key and PREFIX.pub")
+	addFormat(cmd, &f, true)
+	return cmd
+}
+
+// errNoPassword is returned when a password is needed and none can be had.
+var errNoPassword = errors.New("no password: set COSIGN_PASSWORD or run on a terminal")
+
+// passFunc reads the key password from $COSIGN_PASSWORD, else from the
+// terminal (twice when confirming).
+func (g *globals) passFunc() keys.PassFunc {
+	return func(confirm bool) ([]byte, error) {
+		if pw, ok := g.lookupEnv("COSIGN_PASSWORD"); ok {
+			return []byte(pw), nil
+		}
+		in, ok := g.streams.In.(*os.File)
+		if !ok || !term.IsTerminal(int(in.Fd())) {
+			return nil, errNoPassword
+		}
+		read := func(prompt string) ([]byte, error) {
+			fmt.Fprint(g.streams.Err, prompt)
+			pw, err := term.ReadPassword(int(in.Fd()))
+			fmt.Fprintln(g.streams.Err)
+			return pw, err
+		}
+		pw, err := read("Enter password for private key: ")
+		if err != nil || !confirm {
+			return pw, err
+		}
+		again, err := read("Enter password for private key again: ")
+		if err != nil {
+			return nil, err
+		}
+		if string(pw) != string(again) {
+			return nil, errors.New("passwords do not match")
+		}
+		return pw, nil
+	}
+}
+
+// lookupEnv reports a non-empty variable. (Getenv cannot tell an empty
+// value from an unset one, so an empty password cannot be given this way.)
+func (g *globals) lookupEnv(name string) (string, bool) {
+	v := g.getenv(name)
+	return v, v != ""
+}

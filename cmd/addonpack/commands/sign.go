@@ -1,0 +1,122 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/addonpack/addonpack/pkg/keys"
+	_ "github.com/addonpack/addonpack/pkg/keys/kms" // awskms://, gcpkms://, azurekms://, hashivault:// keys
+	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/sign"
+)
+
+// signFlags are the flags of commands that sign: sign, attest, push.
+type signFlags struct {
+	key         string
+	format      string
+	annotations []string
+}
+
+func (s *signFlags) add(cmd *cobra.Command, keyHelp string) {
+	cmd.Flags().StringVar(&s.key, "key", "", keyHelp)
+	cmd.Flags().StringVar(&s.format, "signature-format", string(sign.FormatClassic),
+		`where signatures and attestations go: "classic" (cosign's sha256-<hex>.sig/.att tags, any registry) or "bundle" (Sigstore bundle v0.3 as an OCI referrer)`)
+}
+
+func (s *signFlags) addAnnotations(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVarP(&s.annotations, "annotation", "a", nil, "key=value signed into the signature payload (repeatable)")
+}
+
+// options parses the format and annotations.
+func (s *signFlags) options() (sign.Options, error) {
+	f, err := sign.ParseFormat(s.format)
+	if err != nil {
+		return sign.Options{}, usageError{err}
+	}
+	o := sign.Options{Format: f}
+	for _, a := range s.annotations {
+		k, v, ok := strings.Cut(a, "=")
+		if !ok || k == "" {
+			return sign.Options{}, usageError{fmt.Errorf("-a %q: want key=value", a)}
+		}
+		if o.Annotations == nil {
+			o.Annotations = map[string]string{}
+		}
+		o.Annotations[k] = v
+	}
+	return o, nil
+}
+
+// signer unlocks --key once.
+func (g *globals) signer(ctx context.Context, ref string) (*keys.Signer, error) {
+	if ref == "" {
+		return nil, usageError{fmt.Errorf("--key is required")}
+	}
+	return keys.LoadSigner(ctx, ref, g.passFunc(), g.getenv)
+}
+
+// resolveTarget resolves REF once and returns the target and descriptor.
+func (g *globals) resolveTarget(ctx context.Context, arg string) (*registry.Client, registry.Reference, error) {
+	ref, err := g.reference(arg)
+	if err != nil {
+		return nil, ref, err
+	}
+	c, err := g.client()
+	return c, ref, err
+}
+
+func newSign(g *globals) *cobra.Command {
+	var (
+		sf signFlags
+		f  format
+	)
+	cmd := &cobra.Command{
+		Use:   "sign REF --key KEY",
+		Short: "Sign an artifact's manifest digest (cosign-compatible)",
+		Long: `sign resolves REF once and signs the manifest digest with KEY: a cosign key file,
+env://VAR (the PEM in a variable), or a KMS URI (awskms://, gcpkms://, azurekms://,
+hashivault://). The password of an encrypted key comes from $COSIGN_PASSWORD or a prompt.
+
+By default the signature is stored the way 'cosign sign' stores it (a simple-signing payload
+in the sha256-<hex>.sig tag), which every registry supports and 'cosign verify' reads.
+--signature-format bundle stores a Sigstore bundle as an OCI 1.1 referrer instead.`,
+		Example: `  addonpack sign localhost:5000/addons/hello:0.1.0 --key cosign.key
+  addonpack sign registry.example.com/addons/hello@sha256:… --key awskms:///alias/release -a team=dns`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			opts, err := sf.options()
+			if err != nil {
+				return err
+			}
+			c, ref, err := g.resolveTarget(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			s, err := g.signer(ctx, sf.key)
+			if err != nil {
+				return err
+			}
+			desc, err := c.Resolve(ctx, ref)
+			if err != nil {
+				return err
+			}
+			res, err := sign.Sign(ctx, sign.Target{Client: c, Ref: ref}, desc, s, opts)
+			if err != nil {
+				return err
+			}
+			return f.print(g.streams.Out, res, func(w io.Writer) error {
+				_, err := fmt.Fprintf(w, "Signed %s with key %s (%s) at %s\n", ref.WithDigest(desc.Digest), keys.ShortID(res.KeyID), res.Format, res.Location)
+				return err
+			})
+		},
+	}
+	sf.add(cmd, "private key: a cosign key file, env://VAR or a KMS URI (required)")
+	sf.addAnnotations(cmd)
+	addFormat(cmd, &f, true)
+	return cmd
+}

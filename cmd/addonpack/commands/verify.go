@@ -1,0 +1,76 @@
+package commands
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/addonpack/addonpack/pkg/verify"
+)
+
+func newVerify(g *globals) *cobra.Command {
+	var (
+		vf      verifyFlags
+		verbose bool
+		f       format
+	)
+	cmd := &cobra.Command{
+		Use:   "verify REF (--key PUB ... | --policy FILE)",
+		Short: "Verify an artifact's signatures and provenance",
+		Long: `verify resolves REF once and checks the manifest digest: it finds signatures and attestations
+in both storage schemes (cosign's sha256-<hex>.sig/.att tags and Sigstore bundle referrers),
+checks each signature over the exact digest with the trusted keys, including the digest the
+signed payload claims, and, when asked or required by the policy, the SLSA provenance
+(subject, predicate type, builder id, source repository).
+
+Trust comes from --key (public key files, env://VAR or KMS URIs; any one key suffices)
+or from --policy FILE (specs/policy.md: keys with validity windows, thresholds, provenance
+rules, per-registry scopes). At most --max-signatures candidates are examined and each blob
+is capped at --max-blob-size. Exit code 9 means verification failed; 5 means the registry
+could not be reached. -v lists every candidate and why it failed.`,
+		Example: `  addonpack verify localhost:5000/addons/hello:0.1.0 --key cosign.pub --require-provenance
+  addonpack verify registry.example.com/addons/hello:0.1.0 --policy policy.yaml -o json`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			p, err := vf.policy(ctx, g)
+			if err != nil {
+				return err
+			}
+			c, ref, err := g.resolveTarget(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			desc, err := c.Resolve(ctx, ref)
+			if err != nil {
+				return err
+			}
+			res, verr := verify.Verify(ctx, verify.Target{Client: c, Ref: ref}, desc, p)
+			if res == nil {
+				return verr
+			}
+			if f == formatJSON {
+				enc := json.NewEncoder(g.streams.Out)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(res); err != nil {
+					return err
+				}
+			} else {
+				w := io.Writer(g.streams.Out)
+				if verr != nil {
+					w = g.streams.Err
+				}
+				if err := res.WriteText(w, verbose); err != nil {
+					return err
+				}
+			}
+			return verr
+		},
+	}
+	vf.add(cmd, false)
+	fl := cmd.Flags()
+	fl.BoolVarP(&verbose, "verbose", "v", false, "list every candidate and why it failed")
+	addFormat(cmd, &f, true)
+	return cmd
+}
