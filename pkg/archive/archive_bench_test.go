@@ -65,7 +65,7 @@ func benchmarkWrite(b *testing.B, compressor func(io.Writer) (io.WriteCloser, er
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		out.Reset()
-		if err := write(context.Background(), &out, files, compressor); err != nil {
+		if err := write(context.Background(), &out, files, DefaultLimits(), compressor); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -38,7 +38,13 @@ const CompressionLevel = 6
 // Size. Errors name the path. On error, the bytes written to w must be
 // discarded.
 func Write(ctx context.Context, w io.Writer, files []File) error {
-	return write(ctx, w, files, func(w io.Writer) (io.WriteCloser, error) { return newKlauspost(w) })
+	return WriteLimits(ctx, w, files, DefaultLimits())
+}
+
+// WriteLimits is Write with other limits, for packages that need more than
+// the defaults; consumers must then raise their Extract limits to match.
+func WriteLimits(ctx context.Context, w io.Writer, files []File, limits Limits) error {
+	return write(ctx, w, files, limits.normalized(), func(w io.Writer) (io.WriteCloser, error) { return newKlauspost(w) })
 }
 
 // newKlauspost returns the pinned compressor. Its Header is left zero: no
@@ -48,8 +54,7 @@ func newKlauspost(w io.Writer) (*gzip.Writer, error) {
 }
 
 // write is Write with the compressor as a parameter (for benchmarks).
-func write(ctx context.Context, w io.Writer, files []File, compressor func(io.Writer) (io.WriteCloser, error)) error {
-	limits := DefaultLimits()
+func write(ctx context.Context, w io.Writer, files []File, limits Limits, compressor func(io.Writer) (io.WriteCloser, error)) error {
 	sorted, err := validateFiles(files, limits)
 	if err != nil {
 		return err

@@ -72,7 +72,7 @@ func Build(ctx context.Context, dir string, store content.Pusher, opts Options) 
 	}
 
 	var layer bytes.Buffer
-	if err := archive.Write(ctx, &layer, src.memFiles(tree)); err != nil {
+	if err := archive.WriteLimits(ctx, &layer, src.memFiles(tree), opts.limits()); err != nil {
 		return nil, fmt.Errorf("packing %s: %w", dir, err)
 	}
 	cb := spec.ConfigBlob{Addon: resolved}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,6 +17,7 @@ import (
 func newBuild(g *globals) *cobra.Command {
 	var out build.Output
 	var f format
+	lf := newLimitFlags()
 	cmd := &cobra.Command{
 		Use:   "build DIR",
 		Short: "Validate and pack an add-on; print its digest",
@@ -35,6 +37,11 @@ SOURCE_DATE_EPOCH, else the git commit time, else 1970-01-01) and revision (the 
 			if err != nil {
 				return err
 			}
+			limits, err := lf.limits()
+			if err != nil {
+				return err
+			}
+			opts.Limits = &limits
 			res, err := build.Package(cmd.Context(), args[0], out, opts)
 			if err != nil {
 				return err
@@ -48,6 +55,7 @@ SOURCE_DATE_EPOCH, else the git commit time, else 1970-01-01) and revision (the 
 	cmd.Flags().StringVarP(&out.LayoutDir, "output", "o", "", "write an OCI image layout directory")
 	cmd.Flags().StringVar(&out.Tarball, "tarball", "", "write an OCI image layout tarball")
 	cmd.Flags().StringVar(&out.Tag, "tag", "", "tag in the layout (default: the add-on version)")
+	lf.add(cmd)
 	addFormat(cmd, &f, false)
 	return cmd
 }
@@ -57,7 +65,7 @@ func (g *globals) buildOptions(context.Context) (build.Options, error) {
 	opts := build.Options{VCS: vcs.Git{}}
 	if s := g.getenv("SOURCE_DATE_EPOCH"); s != "" {
 		secs, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || secs < 0 {
+		if err != nil || secs < 0 || strings.Trim(s, "0123456789") != "" {
 			return opts, usageError{fmt.Errorf("SOURCE_DATE_EPOCH=%q: must be a non-negative integer number of seconds", s)}
 		}
 		t := time.Unix(secs, 0).UTC()
