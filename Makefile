@@ -6,10 +6,11 @@ FUZZTIME  ?= 3s
 # Fuzz targets: package:Target. `make test` runs each for $(FUZZTIME); `make fuzz` for FUZZ_LONG.
 FUZZ_LONG ?= 60s
 FUZZ_TARGETS := \
-	./pkg/spec:FuzzParseAddon ./pkg/spec:FuzzParseManifest \
-	./pkg/archive:FuzzExtract \
+	./pkg/spec:FuzzParseAddon ./pkg/spec:FuzzParseManifest ./pkg/spec:FuzzParseConfigBlob \
+	./pkg/archive:FuzzExtract ./pkg/archive:FuzzExtractTar ./pkg/archive:FuzzIgnorePatterns \
 	./pkg/schema:FuzzCompile ./pkg/schema:FuzzValidate \
-	./pkg/render:FuzzBuild
+	./pkg/render:FuzzBuild \
+	./pkg/verify:FuzzParsePolicy
 
 .PHONY: all build test test-unit fuzz fuzz-short demo lint conformance clean tools
 
@@ -32,7 +33,7 @@ fuzz-short:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \
 		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
-		$(GO) test -run='^$$' -fuzz="^$$name$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
+		$(GO) test -run='^$$' -fuzz="^$$name$$" -fuzztime=$(FUZZTIME) -fuzzminimizetime=1s $$pkg || exit 1; \
 	done
 
 fuzz:
