@@ -1,17 +1,12 @@
 package deliver
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
-
-	"sigs.k8s.io/kustomize/kyaml/kio"
-	"sigs.k8s.io/yaml"
 
 	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/render"
@@ -33,32 +28,7 @@ func (p *Package) Render(ctx context.Context, values []byte, valuesName string) 
 
 // ToJSON turns rendered YAML into one indented JSON "v1 List", which
 // `kubectl apply -f` accepts.
-func ToJSON(rendered []byte) ([]byte, error) {
-	nodes, err := (&kio.ByteReader{Reader: bytes.NewReader(rendered), OmitReaderAnnotations: true}).Read()
-	if err != nil {
-		return nil, err
-	}
-	items := make([]json.RawMessage, 0, len(nodes))
-	for _, n := range nodes {
-		s, err := n.String()
-		if err != nil {
-			return nil, err
-		}
-		js, err := yaml.YAMLToJSON([]byte(s))
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, js)
-	}
-	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(list); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
+func ToJSON(rendered []byte) ([]byte, error) { return render.ToJSON(rendered) }
 
 // WriteKustomize writes the package tree with the resolved config wired into
 // its kustomization to dir, atomically (see pull.WriteTree). `kubectl apply
