@@ -14,6 +14,8 @@ import (
 	"regexp"
 	"strings"
 	"text/template"
+
+	"github.com/addonpack/addonpack/pkg/spec"
 )
 
 //go:embed all:template
@@ -44,7 +46,7 @@ func Create(dir string, opts Options) ([]string, error) {
 		name = strings.ToLower(filepath.Base(abs))
 	}
 	if !dnsLabel.MatchString(name) {
-		return nil, fmt.Errorf("add-on name %q must be a DNS-1123 label (lowercase letters, digits, '-'); pass --name", name)
+		return nil, fmt.Errorf("add-on name %q must be a DNS-1123 label (lowercase letters, digits, '-'); pass --name: %w", name, spec.ErrInvalid)
 	}
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return nil, fmt.Errorf("%s: %w", dir, ErrExists)

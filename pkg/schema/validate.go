@@ -175,9 +175,9 @@ func describe(k jsonschema.ErrorKind) string {
 	case *kind.MultipleOf:
 		return "must be a multiple of " + ratString(k.Want.RatString(), k.Want.IsInt())
 	case *kind.MinLength:
-		return fmt.Sprintf("must be at least %d characters long", k.Want)
+		return "must be at least " + count(k.Want, "character", "characters") + " long"
 	case *kind.MaxLength:
-		return fmt.Sprintf("must be at most %d characters long", k.Want)
+		return "must be at most " + count(k.Want, "character", "characters") + " long"
 	case *kind.Pattern:
 		return fmt.Sprintf("%q does not match pattern %q", k.Got, k.Want)
 	case *kind.Format:

@@ -70,7 +70,7 @@ func TestValidateMessages(t *testing.T) {
 		{"empty array and nested required", `{"replicas": 1, "upstreams": [], "zones": [{"name": "a"}, {"ttl": 5}, {"name": ""}]}`, []FieldError{
 			{"spec.upstreams", "must have at least 1 item"},
 			{"spec.zones[1]", "missing property 'name'"},
-			{"spec.zones[2].name", "must be at least 1 characters long"},
+			{"spec.zones[2].name", "must be at least 1 character long"},
 		}},
 		{"pattern", `{"replicas": 1, "upstreams": ["1.1.1.1"], "zones": [], "resources": {"limits": {"cpu": true, "a.b/c": [1]}}}`, []FieldError{
 			{`spec.resources.limits["a.b/c"]`, "must be of type integer or string, got array"},
