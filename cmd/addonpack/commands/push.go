@@ -17,6 +17,7 @@ func newPush(g *globals) *cobra.Command {
 		f         format
 		sf        signFlags
 		builderID string
+		lf        = newLimitFlags()
 	)
 	cmd := &cobra.Command{
 		Use:   "push DIR|LAYOUT REF",
@@ -49,6 +50,11 @@ addonpack's local builder id.`,
 			if err != nil {
 				return err
 			}
+			limits, err := lf.limits()
+			if err != nil {
+				return err
+			}
+			bopts.Limits = &limits
 			popts := push.Options{Build: bopts}
 			if sf.key != "" {
 				if popts.Sign, err = g.pushSignOptions(cmd.Context(), &sf, builderID); err != nil {
@@ -72,6 +78,7 @@ addonpack's local builder id.`,
 	}
 	sf.add(cmd, "sign the pushed digest and attach SLSA provenance with this private key (file, env://VAR or KMS URI)")
 	cmd.Flags().StringVar(&builderID, "builder-id", "", "provenance builder id (default: from CI environment variables, else addonpack's local builder)")
+	lf.add(cmd)
 	addFormat(cmd, &f, true)
 	return cmd
 }
