@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # ensure-tools.sh: install what the tests need when it is missing.
 #   - CNCF distribution 2.8 (Debian's docker-registry) for the real-registry tests.
+#   - skopeo (Debian) for the client interop tests (internal/interop).
 # Safe to run repeatedly; it changes nothing when everything is present.
 set -euo pipefail
 
 need_apt=()
 [ -x "${ADDONPACK_DOCKER_REGISTRY:-/usr/bin/docker-registry}" ] || need_apt+=(docker-registry)
 command -v git >/dev/null || need_apt+=(git)
+command -v skopeo >/dev/null || need_apt+=(skopeo)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null; then

@@ -1,31 +1,47 @@
 #!/usr/bin/env bash
-# install-peers.sh: install the peer tools the interop tests run against.
-#   - the cosign v2 CLI (built from source through the Go module proxy).
+# install-peers.sh: install the peer tools the interop tests run against,
+# each built from source through the Go module proxy at a pinned version:
+#   - the cosign v2 CLI   (github.com/sigstore/cosign/v2/cmd/cosign)
+#   - oras                (oras.land/oras/cmd/oras)
+#   - crane               (github.com/google/go-containerregistry/cmd/crane)
 # Installs into ${ADDONPACK_TOOLS:-$HOME/.cache/addonpack-tools}/bin and does
-# nothing when the right version is already there. Building cosign takes a few
-# minutes on two cores; the tests find it at $ADDONPACK_TOOLS/bin/cosign or on PATH.
+# nothing for a tool whose right version is already there. Building cosign
+# takes a few minutes on two cores; the tests find the tools at
+# $ADDONPACK_TOOLS/bin/<tool> or on PATH. (skopeo comes from Debian:
+# scripts/ensure-tools.sh.)
 set -euo pipefail
 
 COSIGN_VERSION="${COSIGN_VERSION:-v2.6.5}"
+ORAS_VERSION="${ORAS_VERSION:-v1.3.6}"
+CRANE_VERSION="${CRANE_VERSION:-v0.22.1}"
 TOOLS="${ADDONPACK_TOOLS:-$HOME/.cache/addonpack-tools}"
 BIN="$TOOLS/bin"
 mkdir -p "$BIN"
 
+# have_version NAME MODULE VERSION: `go install` builds carry the module
+# version in their build info.
 have_version() {
-  [ -x "$BIN/cosign" ] || return 1
-  "$BIN/cosign" version 2>/dev/null | grep -q "GitVersion:.*${COSIGN_VERSION#v}" && return 0
-  # `go install` builds carry the module version in the build info.
-  go version -m "$BIN/cosign" 2>/dev/null | grep -q "github.com/sigstore/cosign/v2[[:space:]]*${COSIGN_VERSION}"
+  [ -x "$BIN/$1" ] || return 1
+  if [ "$1" = cosign ] && "$BIN/cosign" version 2>/dev/null | grep -q "GitVersion:.*${3#v}"; then
+    return 0 # a release binary
+  fi
+  go version -m "$BIN/$1" 2>/dev/null | grep -q "[[:space:]]mod[[:space:]]*$2[[:space:]]*$3\([[:space:]]\|$\)"
 }
 
-if have_version; then
-  echo "install-peers: cosign ${COSIGN_VERSION} present at $BIN/cosign" >&2
-  exit 0
-fi
+# install NAME MODULE PACKAGE VERSION
+install() {
+  local name=$1 module=$2 pkg=$3 version=$4
+  if have_version "$name" "$module" "$version"; then
+    echo "install-peers: $name $version present at $BIN/$name" >&2
+    return
+  fi
+  echo "install-peers: building $name $version into $BIN" >&2
+  # Outside the module so the project's go.mod is neither read nor changed.
+  (cd "$TOOLS" && GOBIN="$BIN" GOFLAGS=-mod=mod GO111MODULE=on go install "$pkg@$version")
+  have_version "$name" "$module" "$version" || { echo "install-peers: $name $version did not install" >&2; exit 1; }
+  echo "install-peers: $name $version installed at $BIN/$name" >&2
+}
 
-echo "install-peers: building cosign ${COSIGN_VERSION} into $BIN (takes a few minutes)" >&2
-# Outside the module so the project's go.mod is neither read nor changed.
-cd "$TOOLS"
-GOBIN="$BIN" GOFLAGS=-mod=mod GO111MODULE=on go install "github.com/sigstore/cosign/v2/cmd/cosign@${COSIGN_VERSION}"
-"$BIN/cosign" version >/dev/null
-echo "install-peers: cosign ${COSIGN_VERSION} installed at $BIN/cosign" >&2
+install cosign github.com/sigstore/cosign/v2 github.com/sigstore/cosign/v2/cmd/cosign "$COSIGN_VERSION"
+install oras oras.land/oras oras.land/oras/cmd/oras "$ORAS_VERSION"
+install crane github.com/google/go-containerregistry github.com/google/go-containerregistry/cmd/crane "$CRANE_VERSION"

@@ -14,6 +14,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/layout"
 	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/relocate"
 	"github.com/addonpack/addonpack/pkg/render"
 	"github.com/addonpack/addonpack/pkg/scaffold"
 	"github.com/addonpack/addonpack/pkg/schema"
@@ -78,7 +79,7 @@ func isInvalid(err error) bool {
 		archive.ErrUnsafePath, archive.ErrEntryType, archive.ErrDuplicate, archive.ErrLimit, archive.ErrIgnoreFile,
 		schema.ErrSchema, schema.ErrObject, config.ErrNoConfig, archive.ErrFormat, archive.ErrFileChanged,
 		render.ErrRemoteResource, render.ErrHelm, render.ErrPlugin, build.ErrRender,
-		verify.ErrPolicy, keys.ErrKey,
+		verify.ErrPolicy, keys.ErrKey, relocate.ErrTooMany, relocate.ErrMalformedRecord,
 	} {
 		if errors.Is(err, target) {
 			return true

@@ -73,6 +73,10 @@ source). They apply the package as published, with its default config.`,
 				if err != nil {
 					return err
 				}
+				// A copy made with 'addonpack copy --images' uses its relocated images.
+				if rendered, err = g.relocated(ctx, args[0], p, rendered); err != nil {
+					return err
+				}
 				if format == "json" {
 					if rendered, err = deliver.ToJSON(rendered); err != nil {
 						return err

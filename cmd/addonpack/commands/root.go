@@ -48,6 +48,7 @@ and pulls it back checked, ready for kubectl, Flux or Argo CD.`,
 		newSign(g),
 		newAttest(g),
 		newVerify(g),
+		newCopy(g),
 	)
 	return root
 }

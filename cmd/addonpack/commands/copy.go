@@ -1,0 +1,150 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/addonpack/addonpack/pkg/deliver"
+	"github.com/addonpack/addonpack/pkg/layout"
+	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/relocate"
+)
+
+func newCopy(g *globals) *cobra.Command {
+	var (
+		vf           verifyFlags
+		f            format
+		toTarball    string
+		fromTarball  string
+		maxReferrers int
+		images       bool
+	)
+	cmd := &cobra.Command{
+		Use:   "copy SRC DST (--key PUB | --policy FILE | --insecure-skip-verify)",
+		Short: "Copy an artifact with its signatures, attestations and referrers to another registry or an air gap",
+		Long: `copy resolves SRC once and copies the artifact by digest to DST's repository with everything
+that vouches for it: cosign's sha256-<hex>.sig/.att/.sbom tags under the same names, and every
+OCI referrer (Sigstore bundles, SBOMs), through the referrers API or, on registries without it
+such as distribution 2.8, the referrers tag schema — then, recursively, the signatures and
+referrers of those.
+
+With --key or --policy the source is verified before anything is written, and the copy is
+verified at the destination under the same policy before DST's tag (default: SRC's tag) is
+set: a tag never points at a copy that does not verify (exit code 9).
+
+Across an air gap: --to-tarball FILE writes SRC and all of the above as an OCI image layout
+tarball (the cosign tags as tags of index.json, referrers as untagged manifests); on the
+other side --from-tarball FILE[:TAG] pushes it all to DST, verifies and tags it. The tarball
+is also an ordinary layout: 'addonpack push FILE:TAG REF', oras and skopeo read it.
+
+--images also copies every container image the add-on lists (spec.images), by digest with
+all its platforms, to DST's repository followed by the image's repository path
+(registry.internal/addons/hello + docker.io/hashicorp/http-echo =
+registry.internal/addons/hello/hashicorp/http-echo), and stores a relocation record — an OCI
+referrer of the add-on, artifactType application/vnd.addonpack.relocation.v1+json — from which
+'addonpack render' of the copy rewrites each image to its new name with the digest pinned,
+through kustomize's images transformer. With --to-tarball the images travel in the tarball
+and the record is written by --from-tarball --images.`,
+		Example: `  addonpack copy ghcr.io/example/addons/hello:0.1.0 registry.internal/addons/hello --key cosign.pub
+  addonpack copy ghcr.io/example/addons/hello:0.1.0 --to-tarball hello.tar --key cosign.pub
+  addonpack copy --from-tarball hello.tar registry.airgap/addons/hello --key cosign.pub
+  addonpack copy ghcr.io/example/addons/hello:0.1.0 registry.internal/addons/hello --key cosign.pub --images`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			want := 2
+			if toTarball != "" || fromTarball != "" {
+				want = 1
+			}
+			if toTarball != "" && fromTarball != "" {
+				return usageError{errors.New("give --to-tarball or --from-tarball, not both")}
+			}
+			if len(args) != want {
+				return usageError{fmt.Errorf("want %d argument(s) (%s), got %d", want, map[int]string{1: "SRC with --to-tarball, DST with --from-tarball", 2: "SRC DST"}[want], len(args))}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			p, err := vf.policy(ctx, g)
+			if err != nil {
+				return err
+			}
+			refs := make([]registry.Reference, len(args))
+			for i, a := range args {
+				if refs[i], err = g.reference(a); err != nil {
+					return err
+				}
+			}
+			c, err := g.client()
+			if err != nil {
+				return err
+			}
+			if p == nil {
+				fmt.Fprintln(g.streams.Err, "Warning: --insecure-skip-verify: the copy is not verified at the source nor at the destination")
+			}
+			opts := relocate.Options{Policy: p, MaxReferrers: maxReferrers, Images: images}
+			var res *relocate.Result
+			switch {
+			case toTarball != "":
+				res, err = relocate.ToTarball(ctx, c, refs[0], toTarball, opts)
+			case fromTarball != "":
+				res, err = relocate.FromTarball(ctx, c, fromTarball, refs[0], opts)
+			default:
+				res, err = relocate.Copy(ctx, c, refs[0], refs[1], opts)
+			}
+			if err != nil {
+				return err
+			}
+			return f.print(g.streams.Out, res, func(w io.Writer) error {
+				for _, it := range res.Items {
+					fmt.Fprintf(g.streams.Err, "copied %-8s %s %s\n", it.Kind, it.Descriptor.Digest, it.Tag)
+				}
+				for _, m := range res.Images {
+					fmt.Fprintf(g.streams.Err, "image %s -> %s@%s\n", m.Source, m.NewName, m.Digest)
+				}
+				if res.Verification != nil {
+					fmt.Fprintf(g.streams.Err, "verified at the destination: signed by %v\n", res.Verification.SignedBy)
+				} else if res.SourceVerification != nil {
+					fmt.Fprintf(g.streams.Err, "verified at the source: signed by %v\n", res.SourceVerification.SignedBy)
+				}
+				_, err := fmt.Fprintln(w, res.Destination)
+				return err
+			})
+		},
+	}
+	vf.add(cmd, true)
+	fl := cmd.Flags()
+	fl.StringVar(&toTarball, "to-tarball", "", "write SRC with its signatures and referrers to this OCI layout tarball instead of a registry")
+	fl.StringVar(&fromTarball, "from-tarball", "", "push the artifact of this OCI layout tarball (FILE or FILE:TAG), with its signatures and referrers, to DST")
+	fl.BoolVar(&images, "images", false, "also copy every container image the add-on lists, by digest, beside it (DST/<image repository>), and record the relocation for render")
+	fl.IntVar(&maxReferrers, "max-referrers", 0, fmt.Sprintf("most referrers to copy per manifest; more fails (default %d)", relocate.DefaultMaxReferrers))
+	addFormat(cmd, &f, true)
+	return cmd
+}
+
+// relocated applies the relocation record that 'copy --images' stored for
+// the rendered artifact (a registry reference) to rendered YAML: each
+// relocated image becomes NEWNAME@DIGEST. Without a record for ARG's
+// registry, rendered is returned unchanged.
+func (g *globals) relocated(ctx context.Context, arg string, p *deliver.Package, rendered []byte) ([]byte, error) {
+	if p.Loaded == nil || layout.IsLayout(arg) || g.offline {
+		return rendered, nil
+	}
+	ref, err := g.reference(arg)
+	if err != nil {
+		return nil, err
+	}
+	c, err := g.client()
+	if err != nil {
+		return nil, err
+	}
+	rec, err := relocate.LoadRecord(ctx, c, ref, p.Loaded.Descriptor)
+	if err != nil || rec == nil {
+		return rendered, err
+	}
+	fmt.Fprintf(g.streams.Err, "%d image(s) relocated beside %s (addonpack copy --images)\n", len(rec.Images), ref.Repo())
+	return rec.Rewrite(ctx, rendered)
+}

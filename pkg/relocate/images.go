@@ -1,0 +1,141 @@
+package relocate
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2"
+	"oras.land/oras-go/v2/content/oci"
+
+	"github.com/addonpack/addonpack/pkg/artifact"
+	"github.com/addonpack/addonpack/pkg/registry"
+)
+
+// KindImage is a container image the add-on lists, copied with --images.
+const KindImage = "image"
+
+// AnnotationImage marks an image in a layout tarball: its value is the image
+// as addon.yaml lists it, which is also its tag (org.opencontainers.image.ref.name).
+const AnnotationImage = "dev.addonpack.relocate.image"
+
+// imageName is img without tag or digest, as kustomize's images[].name matches it.
+func imageName(img string) string {
+	if i := strings.Index(img, "@"); i >= 0 {
+		img = img[:i]
+	}
+	if i := strings.LastIndex(img, ":"); i > strings.LastIndex(img, "/") {
+		img = img[:i]
+	}
+	return img
+}
+
+// imageRef parses an image reference as docker does (docker.io and library/
+// implied) into a registry reference.
+func imageRef(img string) (registry.Reference, error) {
+	r, err := name.ParseReference(img)
+	if err != nil {
+		return registry.Reference{}, fmt.Errorf("%w %q: %w", registry.ErrInvalidReference, img, err)
+	}
+	ref := registry.Reference{Registry: r.Context().RegistryStr(), Repository: r.Context().RepositoryStr()}
+	switch v := r.(type) {
+	case name.Tag:
+		ref.Tag = v.TagStr()
+	case name.Digest:
+		ref.Digest = digest.Digest(v.DigestStr())
+	}
+	return ref, nil
+}
+
+// ImageRepository is where an image goes when an add-on is copied to dst:
+// "<dst registry>/<dst repository>/<image repository>", e.g.
+// docker.io/hashicorp/http-echo for registry.internal/addons/hello becomes
+// registry.internal/addons/hello/hashicorp/http-echo.
+func ImageRepository(dst registry.Reference, image registry.Reference) registry.Reference {
+	return registry.Reference{Registry: dst.Registry, Repository: dst.Repository + "/" + image.Repository}
+}
+
+// addonImages returns spec.images of the artifact root in src.
+func addonImages(ctx context.Context, src artifact.Source, root ocispec.Descriptor) ([]string, error) {
+	l, err := artifact.LoadDigest(ctx, src, root)
+	if err != nil {
+		return nil, err
+	}
+	return l.Addon.Spec.Images, nil
+}
+
+// imageSource finds one image to copy: where to read it and its manifest.
+type imageSource func(ctx context.Context, img string, ref registry.Reference) (graphSource, ocispec.Descriptor, error)
+
+// fromRegistry resolves images at their own registries.
+func fromRegistry(c *registry.Client) imageSource {
+	return func(ctx context.Context, img string, ref registry.Reference) (graphSource, ocispec.Descriptor, error) {
+		d, err := c.Resolve(ctx, ref)
+		return remoteSource{c: c, ref: ref}, d, err
+	}
+}
+
+// fromLayout finds images in a layout tarball by their AnnotationImage tag.
+func fromLayout(ls layoutSource) imageSource {
+	return func(ctx context.Context, img string, _ registry.Reference) (graphSource, ocispec.Descriptor, error) {
+		d, ok, err := ls.resolveTag(ctx, img)
+		if err == nil && !ok {
+			err = fmt.Errorf("%s: image %s is not in the tarball (written without --images?): %w", ls.path, img, registry.ErrNotFound)
+		}
+		return ls, d, err
+	}
+}
+
+// copyImages copies every image by digest into its ImageRepository under
+// dst (tagged with its source tag, if any) and returns the mappings.
+func copyImages(ctx context.Context, c *registry.Client, images []string, from imageSource, dst registry.Reference) ([]ImageMapping, []Item, error) {
+	var maps []ImageMapping
+	var items []Item
+	for _, img := range images {
+		ref, err := imageRef(img)
+		if err != nil {
+			return nil, nil, err
+		}
+		gs, d, err := from(ctx, img, ref)
+		if err != nil {
+			return nil, nil, fmt.Errorf("image %s: %w", img, err)
+		}
+		to := ImageRepository(dst, ref)
+		to.Tag = ref.Tag
+		if _, err := c.Push(ctx, gs, d, to); err != nil {
+			return nil, nil, fmt.Errorf("image %s (%s) to %s: %w", img, d.Digest, to, err)
+		}
+		maps = append(maps, ImageMapping{Name: imageName(img), Source: img, NewName: to.Repo(), Digest: d.Digest})
+		items = append(items, Item{Kind: KindImage, Tag: img, Descriptor: d})
+	}
+	return maps, items, nil
+}
+
+// exportImages copies every image into the layout store, tagged with the
+// image as listed and marked with AnnotationImage.
+func exportImages(ctx context.Context, c *registry.Client, images []string, store *oci.Store) ([]Item, error) {
+	var items []Item
+	for _, img := range images {
+		ref, err := imageRef(img)
+		if err != nil {
+			return nil, err
+		}
+		gs, d, err := fromRegistry(c)(ctx, img, ref)
+		if err != nil {
+			return nil, fmt.Errorf("image %s: %w", img, err)
+		}
+		if err := oras.CopyGraph(ctx, gs, store, d, oras.DefaultCopyGraphOptions); err != nil {
+			return nil, fmt.Errorf("image %s (%s): %w", img, d.Digest, err)
+		}
+		tagged := d
+		tagged.Annotations = map[string]string{AnnotationImage: img}
+		if err := store.Tag(ctx, tagged, img); err != nil {
+			return nil, fmt.Errorf("image %s: tag: %w", img, err)
+		}
+		items = append(items, Item{Kind: KindImage, Tag: img, Descriptor: d})
+	}
+	return items, nil
+}

@@ -1,0 +1,170 @@
+package relocate
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"oras.land/oras-go/v2"
+	"oras.land/oras-go/v2/content/oci"
+
+	"github.com/addonpack/addonpack/pkg/artifact"
+	"github.com/addonpack/addonpack/pkg/layout"
+	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/verify"
+)
+
+// DefaultTag names the artifact in a tarball when its source reference has
+// no tag.
+const DefaultTag = "latest"
+
+// cosignTag matches cosign's classic tags and the referrers tag schema.
+var cosignTag = regexp.MustCompile(`^[a-z0-9]+-[a-f0-9]{32,}(\.[a-z]+)?$`)
+
+// ToTarball writes the artifact src with every signature, attestation and
+// referrer to path as an OCI image layout tarball: the artifact tagged with
+// src's tag (DefaultTag without one), cosign's tags under their names, and
+// referrers as untagged manifests of index.json. With opts.Policy the source
+// is verified before anything is written. The tarball is written atomically.
+func ToTarball(ctx context.Context, c *registry.Client, src registry.Reference, path string, opts Options) (*Result, error) {
+	root, err := c.Resolve(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Source: src.String(), Destination: path, Digest: root.Digest}
+	if opts.Policy != nil {
+		if res.SourceVerification, err = verify.Verify(ctx, verify.Target{Client: c, Ref: src}, root, opts.Policy); err != nil {
+			return res, fmt.Errorf("copy %s: %w", src.WithDigest(root.Digest), err)
+		}
+	}
+	tag := src.Tag
+	if tag == "" {
+		tag = DefaultTag
+	}
+	rs := remoteSource{c: c, ref: src}
+	items, err := plan(ctx, rs, root, tag, opts.maxReferrers())
+	if err != nil {
+		return res, fmt.Errorf("copy %s: %w", src.WithDigest(root.Digest), err)
+	}
+	res.Items, res.Tag = items, tag
+	var images []string
+	if opts.Images {
+		if images, err = addonImages(ctx, artifact.Remote{Client: c, Ref: src}, root); err != nil {
+			return res, err
+		}
+	}
+	dir, err := os.MkdirTemp(filepath.Dir(path), "."+filepath.Base(path)+".layout-*")
+	if err != nil {
+		return res, fmt.Errorf("OCI layout tarball %s: %w", path, err)
+	}
+	defer os.RemoveAll(dir)
+	store, err := oci.NewWithContext(ctx, dir)
+	if err != nil {
+		return res, fmt.Errorf("OCI layout tarball %s: %w", path, err)
+	}
+	for _, it := range items {
+		if err := oras.CopyGraph(ctx, rs, store, it.Descriptor, oras.DefaultCopyGraphOptions); err != nil {
+			return res, fmt.Errorf("copy %s (%s %s) to %s: %w", res.Source, it.Kind, it.Descriptor.Digest, path, err)
+		}
+		if it.Tag != "" {
+			if err := store.Tag(ctx, it.Descriptor, it.Tag); err != nil {
+				return res, fmt.Errorf("OCI layout tarball %s: tag %s: %w", path, it.Tag, err)
+			}
+		}
+	}
+	imgItems, err := exportImages(ctx, c, images, store)
+	if err != nil {
+		return res, fmt.Errorf("copy %s to %s: %w", res.Source, path, err)
+	}
+	res.Items = append(res.Items, imgItems...)
+	if err := writeLayoutTar(dir, path); err != nil {
+		return res, fmt.Errorf("OCI layout tarball %s: %w", path, err)
+	}
+	return res, nil
+}
+
+// FromTarball pushes the artifact of the OCI layout tarball (or directory)
+// spec ("PATH" or "PATH:TAG") to dst with every cosign tag and referrer the
+// layout holds, verifies it there under opts.Policy, and only then sets the
+// tag: dst's, else the layout's. A layout with several non-cosign tags needs
+// PATH:TAG.
+func FromTarball(ctx context.Context, c *registry.Client, spec string, dst registry.Reference, opts Options) (*Result, error) {
+	path, tag := layout.Split(spec)
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("OCI layout %s: %w", path, err)
+	}
+	var store *oci.ReadOnlyStore
+	if fi.IsDir() {
+		store, err = oci.NewFromFS(ctx, os.DirFS(path))
+	} else {
+		store, err = oci.NewFromTar(ctx, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("OCI layout %s: %w: %w", path, layout.ErrLayout, err)
+	}
+	if tag == "" {
+		if tag, err = rootTag(ctx, store, path); err != nil {
+			return nil, err
+		}
+	}
+	root, err := store.Resolve(ctx, tag)
+	if err != nil {
+		return nil, fmt.Errorf("OCI layout %s: tag %q: %w", path, tag, err)
+	}
+	res := &Result{Source: path + ":" + tag, Digest: root.Digest}
+	ls := layoutSource{ReadOnlyStore: store, path: path}
+	items, err := plan(ctx, ls, root, tag, opts.maxReferrers())
+	if err != nil {
+		return res, fmt.Errorf("copy %s: %w", res.Source, err)
+	}
+	if tag == DefaultTag && dst.Tag == "" {
+		items[0].Tag = "" // the layout's placeholder tag is not carried over
+	}
+	var images imageCopier
+	if opts.Images {
+		list, err := addonImages(ctx, &artifact.Layout{Path: path, Store: store, Root: root}, root)
+		if err != nil {
+			return res, err
+		}
+		images = func(ctx context.Context, repo registry.Reference) ([]ImageMapping, []Item, error) {
+			return copyImages(ctx, c, list, fromLayout(ls), repo)
+		}
+	}
+	return res, toRegistry(ctx, c, ls, items, dst, opts, res, images)
+}
+
+// rootTag returns the one tag of the layout that is not a cosign or
+// referrers-schema tag.
+func rootTag(ctx context.Context, store *oci.ReadOnlyStore, path string) (string, error) {
+	var tags []string
+	err := store.Tags(ctx, "", func(page []string) error {
+		for _, t := range page {
+			if cosignTag.MatchString(t) {
+				continue
+			}
+			if d, err := store.Resolve(ctx, t); err == nil && d.Annotations[AnnotationImage] != "" {
+				continue // an image copied with --images
+			}
+			tags = append(tags, t)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("OCI layout %s: %w", path, err)
+	}
+	if len(tags) != 1 {
+		return "", fmt.Errorf("OCI layout %s holds %d artifact tags (%s): name one as %s:TAG: %w",
+			path, len(tags), strings.Join(tags, ", "), path, layout.ErrLayout)
+	}
+	return tags[0], nil
+}
+
+// assert the sources satisfy graphSource.
+var (
+	_ graphSource = remoteSource{}
+	_ graphSource = layoutSource{}
+)
