@@ -33,6 +33,9 @@ type Package struct {
 	Addon *spec.Addon
 	// Loaded is the artifact the package came from; nil for a directory.
 	Loaded *artifact.Loaded
+	// Images, when set, relocate the add-on's images (kustomize `images`
+	// entries), as recorded by `addonpack copy --images`.
+	Images []render.Image
 
 	tmp string
 }
@@ -77,7 +80,7 @@ func (p *Package) ConfigType() (*config.Type, error) {
 
 // input resolves values (nil for the packed defaults) into a render input.
 func (p *Package) input(values []byte, valuesName string) (render.Input, error) {
-	in := render.Input{Files: p.Files, Root: p.Addon.KustomizeRoot()}
+	in := render.Input{Files: p.Files, Root: p.Addon.KustomizeRoot(), Images: p.Images}
 	t, err := p.ConfigType()
 	if err != nil {
 		return in, err

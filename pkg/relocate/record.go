@@ -48,6 +48,19 @@ type Record struct {
 // in-memory kustomization whose only resource is rendered and whose
 // `images` field maps each Name to NewName@Digest. Images not in the record
 // are left as they are; a nil or empty record returns rendered unchanged.
+// KustomizeImages returns the record as kustomize `images` entries, for
+// render.Input.Images: each image moves to its new name, pinned by digest.
+func (r *Record) KustomizeImages() []render.Image {
+	if r == nil {
+		return nil
+	}
+	out := make([]render.Image, 0, len(r.Images))
+	for _, m := range r.Images {
+		out = append(out, render.Image{Name: m.Name, NewName: m.NewName, Digest: m.Digest.String()})
+	}
+	return out
+}
+
 func (r *Record) Rewrite(ctx context.Context, rendered []byte) ([]byte, error) {
 	if r == nil || len(r.Images) == 0 {
 		return rendered, nil

@@ -31,6 +31,10 @@ type Input struct {
 	// relative to Root) appended to the root kustomization's components.
 	// Components it already lists, and repeats, are added once.
 	Components []string
+	// Images are kustomize `images` entries appended to the root
+	// kustomization: how a relocated copy points the add-on's images at
+	// the destination registry while their digests stay fixed.
+	Images []Image
 }
 
 // mu serialises the kustomize part of Build. Kustomize keeps process-wide
@@ -107,7 +111,7 @@ func prepare(in Input, root string) (*pkgTree, *checker, []string, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	written, err := inject(tree, root, kfile, in.Config, in.Components)
+	written, err := inject(tree, root, kfile, in.Config, in.Components, in.Images)
 	if err != nil {
 		return nil, nil, nil, err
 	}

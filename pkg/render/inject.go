@@ -19,8 +19,8 @@ const configFileBase = "addonpack-config"
 // object, annotated as local config, is appended to its resources, and the
 // requested components to its components. The package files themselves
 // (Input.Files) are never modified. It returns the paths it wrote.
-func inject(tree *pkgTree, root, kfile string, config []byte, components []string) (written []string, err error) {
-	if len(bytes.TrimSpace(config)) == 0 && len(components) == 0 {
+func inject(tree *pkgTree, root, kfile string, config []byte, components []string, images []Image) (written []string, err error) {
+	if len(bytes.TrimSpace(config)) == 0 && len(components) == 0 && len(images) == 0 {
 		return nil, nil
 	}
 	defer func() {
@@ -93,6 +93,9 @@ func inject(tree *pkgTree, root, kfile string, config []byte, components []strin
 		if err := appendToList(kust, "components", add...); err != nil {
 			return nil, fmt.Errorf("%s: %w", kfile, err)
 		}
+	}
+	if err := appendImages(kust, images); err != nil {
+		return nil, fmt.Errorf("%s: %w", kfile, err)
 	}
 	out, err := kust.String()
 	if err != nil {
@@ -227,4 +230,43 @@ func packedConfig(tree *pkgTree, kust *yaml.RNode, root string, config []byte) (
 		}
 	}
 	return "", nil
+}
+
+// Image is one kustomize `images` entry: references to Name become
+// NewName (and, when set, pinned to Digest).
+type Image struct {
+	Name    string `json:"name"`
+	NewName string `json:"newName,omitempty"`
+	Digest  string `json:"digest,omitempty"`
+}
+
+// appendImages appends images entries to the images list of m.
+func appendImages(m *yaml.RNode, images []Image) error {
+	if len(images) == 0 {
+		return nil
+	}
+	seq, err := field(m, "images")
+	if err != nil {
+		return err
+	}
+	if seq == nil {
+		if err := m.PipeE(yaml.SetField("images", yaml.NewListRNode())); err != nil {
+			return err
+		}
+		if seq, err = field(m, "images"); err != nil || seq == nil {
+			return fmt.Errorf("images: cannot create the list: %v", err)
+		}
+	}
+	for _, img := range images {
+		entry := yaml.NewMapRNode(nil)
+		for _, kv := range [][2]string{{"name", img.Name}, {"newName", img.NewName}, {"digest", img.Digest}} {
+			if kv[1] != "" {
+				if err := entry.PipeE(yaml.SetField(kv[0], yaml.NewStringRNode(kv[1]))); err != nil {
+					return err
+				}
+			}
+		}
+		seq.Content = append(seq.Content, entry.YNode())
+	}
+	return nil
 }

@@ -129,22 +129,23 @@ and the record is written by --from-tarball --images.`,
 // the rendered artifact (a registry reference) to rendered YAML: each
 // relocated image becomes NEWNAME@DIGEST. Without a record for ARG's
 // registry, rendered is returned unchanged.
-func (g *globals) relocated(ctx context.Context, arg string, p *deliver.Package, rendered []byte) ([]byte, error) {
+func (g *globals) relocated(ctx context.Context, arg string, p *deliver.Package) error {
 	if p.Loaded == nil || layout.IsLayout(arg) || g.offline {
-		return rendered, nil
+		return nil
 	}
 	ref, err := g.reference(arg)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	c, err := g.client()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	rec, err := relocate.LoadRecord(ctx, c, ref, p.Loaded.Descriptor)
 	if err != nil || rec == nil {
-		return rendered, err
+		return err
 	}
 	fmt.Fprintf(g.streams.Err, "%d image(s) relocated beside %s (addonpack copy --images)\n", len(rec.Images), ref.Repo())
-	return rec.Rewrite(ctx, rendered)
+	p.Images = rec.KustomizeImages()
+	return nil
 }

@@ -57,6 +57,10 @@ source). They apply the package as published, with its default config.`,
 				return err
 			}
 			defer p.Close()
+			// A copy made with 'addonpack copy --images' uses its relocated images.
+			if err := g.relocated(ctx, args[0], p); err != nil {
+				return err
+			}
 			switch format {
 			case "kustomize":
 				if out == "" || out == "-" {
@@ -71,10 +75,6 @@ source). They apply the package as published, with its default config.`,
 			case "yaml", "json":
 				rendered, err := p.Render(ctx, data, name)
 				if err != nil {
-					return err
-				}
-				// A copy made with 'addonpack copy --images' uses its relocated images.
-				if rendered, err = g.relocated(ctx, args[0], p, rendered); err != nil {
 					return err
 				}
 				if format == "json" {
