@@ -63,7 +63,7 @@ func Build(ctx context.Context, dir string, store content.Pusher, opts Options) 
 	if err != nil {
 		return nil, err
 	}
-	if err := src.checkStandalone(ctx, in); err != nil {
+	if err := src.checkStandalone(in); err != nil {
 		return nil, err
 	}
 	resolved := *src.addon

@@ -69,25 +69,20 @@ func checkImages(a *spec.Addon, rendered []string, file string) error {
 	return nil
 }
 
-// checkStandalone builds the package as Flux, Argo CD or kubectl -k would,
-// with no config injected. A package need not build that way (its defaults
-// may not be listed), but when it does, its config object must not be in the
-// output: packed defaults listed as a resource MUST be marked
+// checkStandalone makes sure that packed defaults listed as a resource of
+// the root kustomization — so that the package builds standalone for
+// kubectl apply -k, Flux and Argo CD — are marked
 // config.kubernetes.io/local-config, or they would be applied to the cluster.
-func (s *source) checkStandalone(ctx context.Context, in render.Input) error {
+// A static check: no kustomize run.
+func (s *source) checkStandalone(in render.Input) error {
 	c := s.addon.Spec.Config
 	if c == nil {
 		return nil
 	}
-	standalone := render.Input{Files: in.Files, Root: in.Root}
-	out, err := render.Build(ctx, standalone)
-	if err != nil {
-		return nil
-	}
-	leaked, err := render.HasKind(out, c.APIVersion, c.Kind)
-	if err != nil || !leaked {
+	listed, local, err := render.PackedConfig(in.Files, in.Root, c.APIVersion, c.Kind)
+	if err != nil || listed == "" || local {
 		return err
 	}
-	return &spec.FieldError{File: s.displayPath(c.Defaults), Field: "metadata.annotations",
+	return &spec.FieldError{File: s.displayPath(listed), Field: "metadata.annotations",
 		Msg: fmt.Sprintf("the %s object is listed in the kustomization but not annotated config.kubernetes.io/local-config: \"true\", so kubectl apply -k, Flux and Argo CD would apply it to the cluster", c.Kind)}
 }

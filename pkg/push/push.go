@@ -59,12 +59,29 @@ type opened struct {
 // digest and attaches provenance.
 func Push(ctx context.Context, dst Pusher, src string, ref registry.Reference, opts Options) (*Result, error) {
 	started := time.Now()
+	var unlocked chan error
 	if opts.Sign != nil {
 		if err := opts.Sign.check(dst); err != nil {
 			return nil, err
 		}
+		if opts.Sign.Signer == nil {
+			// Unlock the key on the other core while this one builds.
+			so := *opts.Sign
+			opts.Sign = &so
+			unlocked = make(chan error, 1)
+			go func() {
+				s, err := so.Unlock(ctx)
+				so.Signer = s
+				unlocked <- err
+			}()
+		}
 	}
 	o, err := open(ctx, src, opts)
+	if unlocked != nil {
+		if uerr := <-unlocked; err == nil && uerr != nil {
+			err = uerr
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

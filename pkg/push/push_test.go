@@ -2,12 +2,14 @@ package push_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/addonpack/addonpack/pkg/build"
+	"github.com/addonpack/addonpack/pkg/keys"
 	"github.com/addonpack/addonpack/pkg/push"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/testregistry"
@@ -46,5 +48,25 @@ func TestPushSources(t *testing.T) {
 	os.WriteFile(filepath.Join(both, "addon.yaml"), []byte("x"), 0o644)
 	if _, err := push.Push(ctx, c, both, ref, push.Options{}); err == nil || !strings.Contains(err.Error(), "ambiguous") {
 		t.Fatalf("ambiguous source: %v", err)
+	}
+}
+
+// TestUnlockFailurePushesNothing: the key is unlocked while the add-on
+// builds, and a failure stops the push before anything reaches the registry.
+func TestUnlockFailurePushesNothing(t *testing.T) {
+	reg := testregistry.New(t)
+	c, _ := registry.New(registry.Options{})
+	ref, _ := registry.ParseReference(reg.Host() + "/addons/hello:0.1.0")
+	wrong := errors.New("wrong password")
+	_, err := push.Push(context.Background(), c, hello, ref, push.Options{Sign: &push.SignOptions{
+		Unlock: func(context.Context) (*keys.Signer, error) { return nil, wrong },
+	}})
+	if !errors.Is(err, wrong) {
+		t.Fatalf("got %v", err)
+	}
+	for _, r := range reg.Log() {
+		if r.Method != "GET" && r.Method != "HEAD" {
+			t.Fatalf("a failed unlock still wrote to the registry: %s %s", r.Method, r.Path)
+		}
 	}
 }

@@ -22,6 +22,10 @@ import (
 type SignOptions struct {
 	// Signer is the unlocked key (keys.LoadSigner).
 	Signer *keys.Signer
+	// Unlock, used when Signer is nil, unlocks the key while Push builds
+	// (scrypt takes ~0.2 s of one core); Push waits for it before anything
+	// reaches the registry, so a wrong password leaves nothing behind.
+	Unlock func(context.Context) (*keys.Signer, error)
 	// Format is the storage scheme; "" is sign.FormatClassic.
 	Format sign.Format
 	// Annotations are signed into the signature payload.
@@ -34,7 +38,7 @@ type SignOptions struct {
 }
 
 func (s *SignOptions) check(dst Pusher) error {
-	if s.Signer == nil {
+	if s.Signer == nil && s.Unlock == nil {
 		return fmt.Errorf("%w: push: no signing key", sign.ErrSign)
 	}
 	if _, ok := dst.(*registry.Client); !ok {

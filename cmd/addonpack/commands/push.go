@@ -83,19 +83,17 @@ addonpack's local builder id.`,
 	return cmd
 }
 
-// pushSignOptions unlocks the key once and gathers the provenance settings.
-func (g *globals) pushSignOptions(ctx context.Context, sf *signFlags, builderID string) (*push.SignOptions, error) {
+// pushSignOptions gathers the provenance settings; push unlocks the key once,
+// while it builds.
+func (g *globals) pushSignOptions(_ context.Context, sf *signFlags, builderID string) (*push.SignOptions, error) {
 	opts, err := sf.options()
-	if err != nil {
-		return nil, err
-	}
-	s, err := g.signer(ctx, sf.key)
 	if err != nil {
 		return nil, err
 	}
 	ci := provenance.FromEnv(g.getenv)
 	return &push.SignOptions{
-		Signer: s, Format: opts.Format,
+		Unlock:         func(ctx context.Context) (*keys.Signer, error) { return g.signer(ctx, sf.key) },
+		Format:         opts.Format,
 		BuilderID:      provenance.BuilderID(builderID, g.getenv),
 		InvocationID:   ci.InvocationID,
 		BuilderVersion: buildVersion(),
