@@ -1,0 +1,93 @@
+package pull_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"oras.land/oras-go/v2/content/memory"
+
+	"github.com/addonpack/addonpack/bench/gen"
+	"github.com/addonpack/addonpack/pkg/archive"
+	"github.com/addonpack/addonpack/pkg/artifact"
+	"github.com/addonpack/addonpack/pkg/build"
+	"github.com/addonpack/addonpack/pkg/cache"
+	"github.com/addonpack/addonpack/pkg/pull"
+	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/testregistry"
+)
+
+// benchPublish generates shape, builds it and pushes it to a testregistry;
+// all of it outside the timed region.
+func benchPublish(b *testing.B, s gen.Shape) (artifact.Remote, int64) {
+	b.Helper()
+	ctx := context.Background()
+	dir := b.TempDir()
+	n, err := gen.Write(dir, s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	store := memory.New()
+	res, err := build.Build(ctx, dir, store, build.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg := testregistry.New(b)
+	c, err := registry.New(registry.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ref, err := registry.ParseReference(reg.Host() + "/bench/" + s.Name + ":1.0.0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := c.Push(ctx, store, res.Manifest, ref); err != nil {
+		b.Fatal(err)
+	}
+	return artifact.Remote{Client: c, Ref: ref}, n
+}
+
+// BenchmarkPull measures pull.Pull (resolve, manifest + config, spool the
+// content layer, safe extract, rename into place) from an in-process
+// testregistry, with no verification hook: uncached, and through a warm
+// blob cache (resolve only, blobs re-hashed from disk). The large shape is
+// built with its CRDs unlisted (bench/gen Unlisted): the same bytes, without
+// the minute-long kustomize check in setup.
+func BenchmarkPull(b *testing.B) {
+	large := gen.Large()
+	large.Unlisted = true
+	for _, s := range []gen.Shape{gen.Small("small", 1), large} {
+		for _, cached := range []bool{false, true} {
+			name := s.Name + "/uncached"
+			if cached {
+				name = s.Name + "/cached"
+			}
+			b.Run(name, func(b *testing.B) {
+				ctx := context.Background()
+				remote, size := benchPublish(b, s)
+				var src artifact.Source = remote
+				if cached {
+					ch, err := cache.Open(b.TempDir())
+					if err != nil {
+						b.Fatal(err)
+					}
+					src = cache.Source{Inner: remote, Cache: ch}
+					if _, err := pull.Pull(ctx, src, filepath.Join(b.TempDir(), "warm"), pull.Options{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				limits := archive.DefaultLimits()
+				parent := b.TempDir()
+				b.SetBytes(size)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if _, err := pull.Pull(ctx, src, filepath.Join(parent, fmt.Sprint(i)), pull.Options{Limits: &limits}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
