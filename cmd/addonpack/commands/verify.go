@@ -2,6 +2,7 @@ package commands
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -16,7 +17,7 @@ func newVerify(g *globals) *cobra.Command {
 		f       format
 	)
 	cmd := &cobra.Command{
-		Use:   "verify REF (--key PUB ... | --policy FILE)",
+		Use:   "verify REF... (--key PUB ... | --policy FILE)",
 		Short: "Verify an artifact's signatures and provenance",
 		Long: `verify resolves REF once and checks the manifest digest: it finds signatures and attestations
 in both storage schemes (cosign's sha256-<hex>.sig/.att tags and Sigstore bundle referrers),
@@ -28,15 +29,27 @@ Trust comes from --key (public key files, env://VAR or KMS URIs; any one key suf
 or from --policy FILE (specs/policy.md: keys with validity windows, thresholds, provenance
 rules, per-registry scopes). At most --max-signatures candidates are examined and each blob
 is capped at --max-blob-size. Exit code 9 means verification failed; 5 means the registry
-could not be reached. -v lists every candidate and why it failed.`,
+could not be reached. -v lists every candidate and why it failed.
+
+With several references, they are verified in one process with one registry client and
+bounded concurrency, one line each; digests that passed the same policy within the last
+hour are answered from the verified-digest cache (--no-cache to check them all again).`,
 		Example: `  addonpack verify localhost:5000/addons/hello:0.1.0 --key cosign.pub --require-provenance
   addonpack verify registry.example.com/addons/hello:0.1.0 --policy policy.yaml -o json`,
-		Args: exactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageError{errors.New("verify needs at least one reference")}
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			p, err := vf.policy(ctx, g)
 			if err != nil {
 				return err
+			}
+			if len(args) > 1 {
+				return g.verifyMany(ctx, args, p, f)
 			}
 			c, ref, err := g.resolveTarget(ctx, args[0])
 			if err != nil {

@@ -1,0 +1,91 @@
+package verify
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/opencontainers/go-digest"
+
+	"github.com/addonpack/addonpack/pkg/registry"
+)
+
+// Memo remembers digests that passed a policy (pkg/cache implements it).
+type Memo interface {
+	Verified(d digest.Digest, policy string, maxAge time.Duration) bool
+	MarkVerified(d digest.Digest, policy string) error
+}
+
+// BatchOptions tune All.
+type BatchOptions struct {
+	// Concurrency bounds the references verified at once; 8 by default.
+	Concurrency int
+	// Memo, when set, answers digests that passed this policy within MaxAge
+	// without fetching signatures, and records new successes.
+	Memo   Memo
+	MaxAge time.Duration
+}
+
+// Outcome is the verdict on one reference of a batch.
+type Outcome struct {
+	Reference string        `json:"reference"`
+	Digest    digest.Digest `json:"digest,omitempty"`
+	Verified  bool          `json:"verified"`
+	// Cached is true when the verdict came from the Memo.
+	Cached bool    `json:"cached,omitempty"`
+	Result *Result `json:"result,omitempty"`
+	Err    error   `json:"-"`
+	Error  string  `json:"error,omitempty"`
+}
+
+// All resolves and verifies many references under one policy, sharing the
+// client (connections, tokens) and the policy, with bounded concurrency. The
+// outcomes are in the order of refs.
+func All(ctx context.Context, c *registry.Client, refs []registry.Reference, p *Policy, o BatchOptions) []Outcome {
+	if o.Concurrency <= 0 {
+		o.Concurrency = 8
+	}
+	out := make([]Outcome, len(refs))
+	sem := make(chan struct{}, o.Concurrency)
+	var wg sync.WaitGroup
+	for i, ref := range refs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			out[i] = one(ctx, c, ref, p, o)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func one(ctx context.Context, c *registry.Client, ref registry.Reference, p *Policy, o BatchOptions) Outcome {
+	oc := Outcome{Reference: ref.String()}
+	fail := func(err error) Outcome {
+		oc.Err, oc.Error = err, err.Error()
+		return oc
+	}
+	desc, err := c.Resolve(ctx, ref)
+	if err != nil {
+		return fail(err)
+	}
+	oc.Digest = desc.Digest
+	if o.Memo != nil && o.Memo.Verified(desc.Digest, p.Digest(), o.MaxAge) {
+		oc.Verified, oc.Cached = true, true
+		return oc
+	}
+	res, err := Verify(ctx, Target{Client: c, Ref: ref}, desc, p)
+	oc.Result = res
+	if err != nil {
+		return fail(err)
+	}
+	oc.Verified = true
+	if o.Memo != nil {
+		if err := o.Memo.MarkVerified(desc.Digest, p.Digest()); err != nil {
+			return fail(err)
+		}
+	}
+	return oc
+}
