@@ -39,3 +39,17 @@ func (st *statement) names(d digest.Digest) error {
 	}
 	return fmt.Errorf("in-toto statement: no subject has digest %s", d)
 }
+
+// Statement wraps a JSON predicate in an in-toto Statement v1 about one
+// subject: name (a repository) at digest d.
+func Statement(name string, d digest.Digest, predicateType string, predicate json.RawMessage) ([]byte, error) {
+	if !json.Valid(predicate) {
+		return nil, fmt.Errorf("%w: predicate of type %s is not valid JSON", ErrSign, predicateType)
+	}
+	return json.Marshal(map[string]any{
+		"_type":         "https://in-toto.io/Statement/v1",
+		"subject":       []any{map[string]any{"name": name, "digest": map[string]string{d.Algorithm().String(): d.Encoded()}}},
+		"predicateType": predicateType,
+		"predicate":     predicate,
+	})
+}

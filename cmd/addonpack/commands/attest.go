@@ -64,21 +64,16 @@ An earlier attestation of the same type by the same key is replaced.`,
 			if err != nil {
 				return err
 			}
-			c, ref, err := g.resolveTarget(ctx, args[0])
+			t, desc, s, err := g.signingTarget(ctx, args[0], sf.key)
 			if err != nil {
 				return err
 			}
-			s, err := g.signer(ctx, sf.key)
+			ref := t.Ref
+			stmt, err := sign.Statement(ref.Repo(), desc.Digest, pt, body)
 			if err != nil {
 				return err
 			}
-			desc, err := c.Resolve(ctx, ref)
-			if err != nil {
-				return err
-			}
-			stmt := fmt.Appendf(nil, `{"_type":"https://in-toto.io/Statement/v1","subject":[{"name":%q,"digest":{%q:%q}}],"predicateType":%q,"predicate":%s}`,
-				ref.Repo(), desc.Digest.Algorithm().String(), desc.Digest.Encoded(), pt, body)
-			res, err := sign.Attest(ctx, sign.Target{Client: c, Ref: ref}, desc, s, stmt, opts)
+			res, err := sign.Attest(ctx, t, desc, s, stmt, opts)
 			if err != nil {
 				return err
 			}

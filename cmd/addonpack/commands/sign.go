@@ -3,6 +3,7 @@ package commands
 import (
 	"context"
 	"fmt"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"io"
 	"strings"
 
@@ -93,19 +94,12 @@ in the sha256-<hex>.sig tag), which every registry supports and 'cosign verify' 
 			if err != nil {
 				return err
 			}
-			c, ref, err := g.resolveTarget(ctx, args[0])
+			t, desc, s, err := g.signingTarget(ctx, args[0], sf.key)
 			if err != nil {
 				return err
 			}
-			s, err := g.signer(ctx, sf.key)
-			if err != nil {
-				return err
-			}
-			desc, err := c.Resolve(ctx, ref)
-			if err != nil {
-				return err
-			}
-			res, err := sign.Sign(ctx, sign.Target{Client: c, Ref: ref}, desc, s, opts)
+			ref := t.Ref
+			res, err := sign.Sign(ctx, t, desc, s, opts)
 			if err != nil {
 				return err
 			}
@@ -119,4 +113,21 @@ in the sha256-<hex>.sig tag), which every registry supports and 'cosign verify' 
 	sf.addAnnotations(cmd)
 	addFormat(cmd, &f, true)
 	return cmd
+}
+
+// signingTarget resolves arg once and unlocks key: what sign and attest need.
+func (g *globals) signingTarget(ctx context.Context, arg, key string) (sign.Target, ocispec.Descriptor, *keys.Signer, error) {
+	c, ref, err := g.resolveTarget(ctx, arg)
+	if err != nil {
+		return sign.Target{}, ocispec.Descriptor{}, nil, err
+	}
+	s, err := g.signer(ctx, key)
+	if err != nil {
+		return sign.Target{}, ocispec.Descriptor{}, nil, err
+	}
+	desc, err := c.Resolve(ctx, ref)
+	if err != nil {
+		return sign.Target{}, ocispec.Descriptor{}, nil, err
+	}
+	return sign.Target{Client: c, Ref: ref}, desc, s, nil
 }
