@@ -17,10 +17,11 @@ func newPush(g *globals) *cobra.Command {
 		f         format
 		sf        signFlags
 		builderID string
+		prefix    string
 		lf        = newLimitFlags()
 	)
 	cmd := &cobra.Command{
-		Use:   "push DIR|LAYOUT REF",
+		Use:   "push DIR|LAYOUT REF | push --prefix REGISTRY/REPO DIR...",
 		Short: "Build an add-on (or take a built OCI layout) and push it to a registry",
 		Long: `push builds DIR exactly as 'addonpack build' does — or takes an OCI layout directory or
 tarball written by 'addonpack build -o/--tarball' ("PATH" or "PATH:TAG") — and pushes it
@@ -32,12 +33,28 @@ unless they speak TLS; any other registry needs HTTPS or --plain-http.
 With --key, the pushed digest is then signed and a SLSA v1 provenance attestation is
 attached, in the same process (see 'addonpack sign' and specs/provenance.md). The builder id
 is --builder-id, else derived from CI (GitHub Actions' workflow ref, GitLab CI), else
-addonpack's local builder id.`,
+addonpack's local builder id.
+
+With --prefix, every DIR is pushed to PREFIX/<name>:<version> from its addon.yaml, in one
+process: one key unlock, one registry client, a few add-ons in flight at once. One line
+per add-on; a failure does not stop the others, and the first one sets the exit code.`,
 		Example: `  addonpack push ./hello localhost:5000/addons/hello:0.1.0
   addonpack build ./hello --tarball hello.tar && addonpack push hello.tar registry.example.com/addons/hello:0.1.0
-  addonpack push ./hello registry.example.com/addons/hello:0.1.0 --key cosign.key`,
-		Args: exactArgs(2),
+  addonpack push ./hello registry.example.com/addons/hello:0.1.0 --key cosign.key
+  addonpack push --prefix registry.example.com/addons ./addons/* --key cosign.key`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if prefix != "" {
+				if len(args) == 0 {
+					return usageError{fmt.Errorf("push --prefix needs at least one DIR")}
+				}
+				return nil
+			}
+			return exactArgs(2)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if prefix != "" {
+				return g.pushMany(cmd.Context(), prefix, args, &sf, builderID, lf, f)
+			}
 			ref, err := g.reference(args[1])
 			if err != nil {
 				return err
@@ -77,6 +94,7 @@ addonpack's local builder id.`,
 		},
 	}
 	sf.add(cmd, "sign the pushed digest and attach SLSA provenance with this private key (file, env://VAR or KMS URI)")
+	cmd.Flags().StringVar(&prefix, "prefix", "", "push every DIR to PREFIX/<name>:<version> in one process")
 	cmd.Flags().StringVar(&builderID, "builder-id", "", "provenance builder id (default: from CI environment variables, else addonpack's local builder)")
 	lf.add(cmd)
 	addFormat(cmd, &f, true)

@@ -1,0 +1,61 @@
+package push
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/addonpack/addonpack/pkg/registry"
+)
+
+// Item is one add-on of a batch: a source and where it goes.
+type Item struct {
+	Src string
+	Ref registry.Reference
+}
+
+// Outcome is the result of one Item.
+type Outcome struct {
+	Src    string  `json:"source"`
+	Result *Result `json:"result,omitempty"`
+	Err    error   `json:"-"`
+	Error  string  `json:"error,omitempty"`
+}
+
+// All pushes (and, with opts.Sign, signs and attests) many add-ons in one
+// process: the key is unlocked once, the registry client (connections,
+// tokens) is shared, and at most concurrency items are in flight (4 by
+// default). Outcomes are in the order of items; one failure does not stop
+// the others.
+func All(ctx context.Context, dst *registry.Client, items []Item, opts Options, concurrency int) ([]Outcome, error) {
+	if concurrency <= 0 {
+		concurrency = 4
+	}
+	if opts.Sign != nil && opts.Sign.Signer == nil && opts.Sign.Unlock != nil {
+		s, err := opts.Sign.Unlock(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("unlocking the signing key: %w", err)
+		}
+		so := *opts.Sign
+		so.Signer, so.Unlock = s, nil
+		opts.Sign = &so
+	}
+	out := make([]Outcome, len(items))
+	sem := make(chan struct{}, concurrency)
+	var wg sync.WaitGroup
+	for i, it := range items {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			res, err := Push(ctx, dst, it.Src, it.Ref, opts)
+			out[i] = Outcome{Src: it.Src, Result: res}
+			if err != nil {
+				out[i].Err, out[i].Error = err, err.Error()
+			}
+		}()
+	}
+	wg.Wait()
+	return out, nil
+}
