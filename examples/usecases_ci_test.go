@@ -1,0 +1,500 @@
+package examples_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	yamlv3 "go.yaml.in/yaml/v3"
+
+	"github.com/addonpack/addonpack/testregistry"
+)
+
+// ---------------------------------------------------------------------------
+// (a) the publisher's release pipeline
+
+type ghWorkflow struct {
+	Name string `yaml:"name"`
+	On   map[string]struct {
+		Tags []string `yaml:"tags"`
+	} `yaml:"on"`
+	Permissions map[string]string `yaml:"permissions"`
+	Concurrency struct {
+		Group            string `yaml:"group"`
+		CancelInProgress bool   `yaml:"cancel-in-progress"`
+	} `yaml:"concurrency"`
+	Env      map[string]string `yaml:"env"`
+	Defaults struct {
+		Run struct {
+			Shell string `yaml:"shell"`
+		} `yaml:"run"`
+	} `yaml:"defaults"`
+	Jobs map[string]ghJob `yaml:"jobs"`
+}
+
+type ghJob struct {
+	RunsOn         string            `yaml:"runs-on"`
+	TimeoutMinutes int               `yaml:"timeout-minutes"`
+	Env            map[string]string `yaml:"env"`
+	Steps          []ghStep          `yaml:"steps"`
+}
+
+type ghStep struct {
+	ID    string            `yaml:"id"`
+	Name  string            `yaml:"name"`
+	Uses  string            `yaml:"uses"`
+	Run   string            `yaml:"run"`
+	Shell string            `yaml:"shell"`
+	If    string            `yaml:"if"`
+	With  map[string]string `yaml:"with"`
+	Env   map[string]string `yaml:"env"`
+}
+
+const (
+	ciWorkflow   = "ci/github-actions.yaml"
+	ciOwner      = "acme"
+	ciRepo       = "acme/hello-addon"
+	ciActor      = "octocat"
+	ciToken      = "ghs_registry-token-for-the-test"
+	reportType   = "https://addonpack.dev/attestations/render-report/v1"
+	ciWorkflowID = "acme/hello-addon/.github/workflows/release.yaml"
+)
+
+func loadWorkflow(t *testing.T) (ghWorkflow, string) {
+	t.Helper()
+	raw, err := os.ReadFile(ciWorkflow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf ghWorkflow
+	dec := yamlv3.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	if err := dec.Decode(&wf); err != nil {
+		t.Fatalf("%s: %v", ciWorkflow, err)
+	}
+	return wf, string(raw)
+}
+
+// TestUseCaseCIWorkflowShape checks what the run cannot: the trigger, the
+// pinned actions, the permissions and where the secrets go.
+func TestUseCaseCIWorkflowShape(t *testing.T) {
+	wf, raw := loadWorkflow(t)
+	if tags := wf.On["push"].Tags; !slices.Equal(tags, []string{"v*"}) || len(wf.On) != 1 {
+		t.Errorf("trigger: want only push of tags [v*], got %+v", wf.On)
+	}
+	if wf.Permissions["contents"] != "read" || wf.Permissions["packages"] != "write" || len(wf.Permissions) != 2 {
+		t.Errorf("permissions: want contents: read, packages: write; got %v", wf.Permissions)
+	}
+	if wf.Defaults.Run.Shell != "bash" {
+		t.Errorf("defaults.run.shell = %q, want bash", wf.Defaults.Run.Shell)
+	}
+	if len(wf.Jobs) != 1 {
+		t.Fatalf("want one job, got %d", len(wf.Jobs))
+	}
+	pinned := regexp.MustCompile(`^actions/(checkout|setup-go)@[0-9a-f]{40}$`)
+	var uses []string
+	for _, job := range wf.Jobs {
+		for _, s := range job.Steps {
+			if s.Uses != "" {
+				if !pinned.MatchString(s.Uses) {
+					t.Errorf("action %q is not one of actions/checkout, actions/setup-go pinned to a commit", s.Uses)
+				}
+				if !regexp.MustCompile(regexp.QuoteMeta(s.Uses) + ` # v\d+\.\d+\.\d+`).MatchString(raw) {
+					t.Errorf("action %q: no '# vX.Y.Z' comment naming the pinned release", s.Uses)
+				}
+				uses = append(uses, strings.SplitN(s.Uses, "@", 2)[0])
+			}
+			if s.Uses == "" && s.Run == "" {
+				t.Errorf("step %q has neither uses nor run", s.Name)
+			}
+			if s.If != "" {
+				t.Errorf("step %q: if: is not supported by the test runner", s.Name)
+			}
+			for k, v := range s.Env {
+				if strings.Contains(v, "secrets.ADDON_SIGNING_KEY") && !strings.Contains(s.Run, "env://"+k) {
+					t.Errorf("step %q gets the signing key but does not use it", s.Name)
+				}
+			}
+			if strings.Contains(s.Run, "addonpack push") {
+				if !strings.Contains(s.Run, "--key env://ADDON_SIGNING_KEY") || strings.Contains(s.Run, "--builder-id") {
+					t.Errorf("push must sign with --key env://ADDON_SIGNING_KEY and derive the builder id itself:\n%s", s.Run)
+				}
+				if s.Env["ADDON_SIGNING_KEY"] != "${{ secrets.ADDON_SIGNING_KEY }}" || s.Env["COSIGN_PASSWORD"] != "${{ secrets.COSIGN_PASSWORD }}" {
+					t.Errorf("push step env: key and password must come from secrets, got %v", s.Env)
+				}
+			}
+			if strings.Contains(s.Run, "go install") && !strings.Contains(s.Run, "go install \"github.com/addonpack/addonpack/cmd/addonpack@${ADDONPACK_VERSION}\"") {
+				t.Errorf("install step: %q", s.Run)
+			}
+		}
+		if job.Steps[0].Uses == "" || !strings.HasPrefix(job.Steps[0].Uses, "actions/checkout@") || job.Steps[0].With["fetch-depth"] != "0" {
+			t.Errorf("first step must be actions/checkout with fetch-depth: 0 (reproducible created/revision)")
+		}
+	}
+	if !slices.Equal(uses, []string{"actions/checkout", "actions/setup-go"}) {
+		t.Errorf("actions used: %v", uses)
+	}
+	if !regexp.MustCompile(`^v\d+\.\d+\.\d+$`).MatchString(wf.Env["ADDONPACK_VERSION"]) {
+		t.Errorf("ADDONPACK_VERSION %q is not a pinned release", wf.Env["ADDONPACK_VERSION"])
+	}
+	if wf.Env["REPORT_TYPE"] != reportType {
+		t.Errorf("REPORT_TYPE = %q", wf.Env["REPORT_TYPE"])
+	}
+	for _, job := range wf.Jobs {
+		for _, s := range job.Steps {
+			if s.Uses != "" && strings.HasPrefix(s.Uses, "actions/setup-go@") && s.With["go-version"] != "1.26.x" {
+				t.Errorf("setup-go go-version = %q, want 1.26.x", s.With["go-version"])
+			}
+		}
+	}
+}
+
+// ghRun is one simulated workflow run.
+type ghRun struct {
+	workspace, temp, home string
+	github, secrets, vars map[string]string
+	goShimLog             string
+	summary               string
+	dockerConfig          string
+	outputs               map[string]map[string]string
+	ranSteps              []string
+}
+
+var ghExpr = regexp.MustCompile(`\$\{\{\s*(.*?)\s*\}\}`)
+
+// eval substitutes ${{ … }} the way the runner does, for the contexts the
+// workflow uses; anything else fails the test rather than being guessed.
+func (r *ghRun) eval(t *testing.T, s string, env map[string]string) string {
+	t.Helper()
+	return ghExpr.ReplaceAllStringFunc(s, func(m string) string {
+		expr := ghExpr.FindStringSubmatch(m)[1]
+		parts := strings.Split(expr, ".")
+		switch {
+		case len(parts) == 2 && parts[0] == "secrets":
+			v, ok := r.secrets[parts[1]]
+			if !ok {
+				t.Fatalf("workflow uses secret %s the test does not provide", parts[1])
+			}
+			return v
+		case len(parts) == 2 && parts[0] == "vars":
+			v, ok := r.vars[parts[1]]
+			if !ok {
+				t.Fatalf("workflow uses variable %s the test does not provide", parts[1])
+			}
+			return v
+		case len(parts) == 2 && parts[0] == "github":
+			v, ok := r.github[parts[1]]
+			if !ok {
+				t.Fatalf("workflow uses github.%s the test does not provide", parts[1])
+			}
+			return v
+		case len(parts) == 2 && parts[0] == "env":
+			return env[parts[1]]
+		case len(parts) == 4 && parts[0] == "steps" && parts[2] == "outputs":
+			return r.outputs[parts[1]][parts[3]]
+		}
+		t.Fatalf("unsupported expression ${{ %s }}", expr)
+		return ""
+	})
+}
+
+// readEnvFile parses a $GITHUB_ENV / $GITHUB_OUTPUT file: NAME=value lines and
+// NAME<<DELIM heredocs.
+func readEnvFile(t *testing.T, path string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if l == "" {
+			continue
+		}
+		if k, delim, ok := strings.Cut(l, "<<"); ok && !strings.Contains(k, "=") {
+			var val []string
+			for i++; i < len(lines) && lines[i] != delim; i++ {
+				val = append(val, lines[i])
+			}
+			out[k] = strings.Join(val, "\n")
+			continue
+		}
+		k, v, ok := strings.Cut(l, "=")
+		if !ok {
+			t.Fatalf("%s: malformed line %q", path, l)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+func mapEnv(m map[string]string) []string {
+	var env []string
+	for k, v := range m {
+		env = append(env, k+"="+v)
+	}
+	sort.Strings(env)
+	return env
+}
+
+// runWorkflow runs the job's steps in order as a GitHub-hosted runner would.
+// It returns the name of the step that failed, if any, and its output.
+func (r *ghRun) runWorkflow(t *testing.T, wf ghWorkflow) (failed, output string) {
+	t.Helper()
+	shim := filepath.Join(r.temp, "shim")
+	if err := os.MkdirAll(shim, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The install step's `go install github.com/addonpack/addonpack/cmd/addonpack@VERSION`
+	// installs the binary built from this repository, where go install would put it.
+	writeExecutable(t, filepath.Join(shim, "go"), fmt.Sprintf(`#!/bin/sh
+if [ "$1" = install ] && [ $# -eq 2 ]; then
+  case "$2" in
+  github.com/addonpack/addonpack/cmd/addonpack@v*)
+    printf '%%s\n' "$2" >> %q
+    mkdir -p "$HOME/go/bin" && cp %q "$HOME/go/bin/addonpack"
+    exit $? ;;
+  esac
+fi
+echo "go shim: unexpected: go $*" >&2
+exit 2
+`, r.goShimLog, addonpackBin))
+
+	for _, f := range []string{"env", "path", "output", "summary"} {
+		if err := os.WriteFile(filepath.Join(r.temp, "github_"+f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.summary = filepath.Join(r.temp, "github_summary")
+	paths := []string{shim}
+	runnerEnv := map[string]string{
+		"CI": "true", "GITHUB_ACTIONS": "true", "RUNNER_OS": "Linux",
+		"HOME": r.home, "RUNNER_TEMP": r.temp, "GITHUB_WORKSPACE": r.workspace,
+		"GITHUB_SERVER_URL": "https://github.com", "GITHUB_REPOSITORY": ciRepo,
+		"GITHUB_REPOSITORY_OWNER": ciOwner, "GITHUB_ACTOR": ciActor,
+		"GITHUB_REF": r.github["ref"], "GITHUB_REF_NAME": r.github["ref_name"], "GITHUB_REF_TYPE": "tag",
+		"GITHUB_SHA": r.github["sha"], "GITHUB_WORKFLOW_REF": r.github["workflow_ref"],
+		"GITHUB_RUN_ID": "4242", "GITHUB_RUN_ATTEMPT": "1", "GITHUB_EVENT_NAME": "push",
+		"GITHUB_ENV": filepath.Join(r.temp, "github_env"), "GITHUB_PATH": filepath.Join(r.temp, "github_path"),
+		"GITHUB_STEP_SUMMARY": r.summary,
+		"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull, "LANG": "C.UTF-8",
+	}
+	wfEnv := map[string]string{}
+	for k, v := range wf.Env {
+		wfEnv[k] = r.eval(t, v, wfEnv)
+	}
+	exported := map[string]string{}
+	r.outputs = map[string]map[string]string{}
+	for _, job := range wf.Jobs {
+		jobEnv := maps2(wfEnv)
+		for k, v := range job.Env {
+			jobEnv[k] = r.eval(t, v, jobEnv)
+		}
+		for i, s := range job.Steps {
+			name := s.Name
+			if name == "" {
+				name = s.Uses
+			}
+			r.ranSteps = append(r.ranSteps, name)
+			switch {
+			case strings.HasPrefix(s.Uses, "actions/checkout@"):
+				// The workspace is the checkout: a git work tree at the tag's commit
+				// whose origin is https://github.com/OWNER/REPO (as checkout sets it).
+				continue
+			case strings.HasPrefix(s.Uses, "actions/setup-go@"):
+				// setup-go puts Go and $(go env GOPATH)/bin on PATH.
+				paths = append(paths, filepath.Join(r.home, "go", "bin"))
+				continue
+			case s.Uses != "":
+				t.Fatalf("step %d uses %s, which the test cannot emulate", i, s.Uses)
+			}
+			env := maps2(runnerEnv)
+			for k, v := range exported {
+				env[k] = v
+			}
+			for k, v := range jobEnv {
+				env[k] = v
+			}
+			for k, v := range s.Env {
+				env[k] = r.eval(t, v, env)
+			}
+			env["GITHUB_OUTPUT"] = filepath.Join(r.temp, "github_output")
+			if err := os.WriteFile(env["GITHUB_OUTPUT"], nil, 0o644); err != nil { // a fresh file per step
+				t.Fatal(err)
+			}
+			env["PATH"] = strings.Join(append(slices.Clone(paths), systemPath()), string(os.PathListSeparator))
+			script := filepath.Join(r.temp, fmt.Sprintf("step-%d.sh", i))
+			if err := os.WriteFile(script, []byte(r.eval(t, s.Run, env)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			shell := s.Shell
+			if shell == "" {
+				shell = wf.Defaults.Run.Shell
+			}
+			if shell != "bash" {
+				t.Fatalf("step %q: shell %q (the workflow must run bash)", name, shell)
+			}
+			// shell: bash is `bash --noprofile --norc -eo pipefail {0}` on GitHub's runners.
+			cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", script)
+			cmd.Dir, cmd.Env = r.workspace, mapEnv(env)
+			out, err := cmd.CombinedOutput()
+			t.Logf("step %q:\n%s", name, out)
+			if err != nil {
+				return name, string(out)
+			}
+			if s.ID != "" {
+				r.outputs[s.ID] = readEnvFile(t, env["GITHUB_OUTPUT"])
+			}
+			for k, v := range readEnvFile(t, runnerEnv["GITHUB_ENV"]) {
+				exported[k] = v
+			}
+			pb, _ := os.ReadFile(runnerEnv["GITHUB_PATH"])
+			for _, p := range strings.Fields(string(pb)) {
+				if !slices.Contains(paths, p) {
+					paths = append([]string{p}, paths...)
+				}
+			}
+		}
+	}
+	r.dockerConfig = exported["DOCKER_CONFIG"]
+	return "", ""
+}
+
+func maps2(m map[string]string) map[string]string {
+	c := make(map[string]string, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// newGHRun prepares the publisher's repository as actions/checkout leaves it:
+// the add-on in addon/, the public key in cosign.pub, origin on GitHub.
+func newGHRun(t *testing.T, registryHost, tag string) *ghRun {
+	t.Helper()
+	root := t.TempDir()
+	r := &ghRun{
+		workspace: filepath.Join(root, "work", "hello-addon"),
+		temp:      filepath.Join(root, "runner-temp"),
+		home:      filepath.Join(root, "home"),
+		goShimLog: filepath.Join(root, "go-install.log"),
+	}
+	for _, d := range []string{r.workspace, r.temp, r.home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyDir(t, "hello", filepath.Join(r.workspace, "addon"))
+	keyDir := t.TempDir()
+	keygen(t, keyDir, "release")
+	copyFile(t, filepath.Join(keyDir, "release.pub"), filepath.Join(r.workspace, "cosign.pub"))
+	sha := gitCommit(t, r.workspace, "https://github.com/"+ciRepo)
+	privateKey, err := os.ReadFile(filepath.Join(keyDir, "release.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.github = map[string]string{
+		"ref": "refs/tags/" + tag, "ref_name": tag, "repository": ciRepo, "repository_owner": ciOwner,
+		"actor": ciActor, "sha": sha, "server_url": "https://github.com",
+		"workflow_ref": ciWorkflowID + "@refs/tags/" + tag,
+	}
+	r.secrets = map[string]string{
+		"ADDON_SIGNING_KEY": string(privateKey), "COSIGN_PASSWORD": testPassword, "GITHUB_TOKEN": ciToken,
+	}
+	r.vars = map[string]string{"ADDON_REGISTRY": registryHost + "/" + ciOwner}
+	return r
+}
+
+// TestUseCaseCIWorkflow runs the release workflow's steps on a tag push and
+// verifies the result as a consumer: signature by the release key, SLSA
+// provenance whose builder is the workflow at the tag and whose source is the
+// repository, and the render-report attestation.
+func TestUseCaseCIWorkflow(t *testing.T) {
+	wf, _ := loadWorkflow(t)
+	reg := testregistry.New(t, testregistry.WithBasicAuth(ciActor, ciToken))
+	r := newGHRun(t, reg.Host(), "v0.1.0")
+	if failed, out := r.runWorkflow(t, wf); failed != "" {
+		t.Fatalf("step %q failed:\n%s", failed, out)
+	}
+	if log, _ := os.ReadFile(r.goShimLog); string(log) != "github.com/addonpack/addonpack/cmd/addonpack@"+wf.Env["ADDONPACK_VERSION"]+"\n" {
+		t.Errorf("go install calls: %q", log)
+	}
+	ref := r.outputs["push"]["ref"]
+	wantRepo := reg.Host() + "/acme/addons/hello@sha256:"
+	if !strings.HasPrefix(ref, wantRepo) || r.outputs["build"]["digest"] != strings.TrimPrefix(ref, reg.Host()+"/acme/addons/hello@") {
+		t.Fatalf("pushed %q (built %q), want %s…", ref, r.outputs["build"]["digest"], wantRepo)
+	}
+	if r.dockerConfig == "" {
+		t.Fatal("the login step exported no DOCKER_CONFIG")
+	}
+	summary, _ := os.ReadFile(r.summary)
+	if !strings.Contains(string(summary), "Released "+ref) {
+		t.Errorf("step summary: %q", summary)
+	}
+
+	pub := filepath.Join(r.workspace, "cosign.pub")
+	env := []string{"HOME=" + t.TempDir(), "PATH=" + systemPath(), "DOCKER_CONFIG=" + r.dockerConfig}
+	builder := "https://github.com/" + ciWorkflowID + "@refs/tags/v0.1.0"
+	out, code := addonpack(t, "", env, "verify", reg.Host()+"/acme/addons/hello:0.1.0", "--key", pub,
+		"--builder-id", builder, "--source-repo", "https://github.com/"+ciRepo,
+		"--require-attestation", reportType, "-o", "json")
+	if code != 0 {
+		t.Fatalf("verify with the workflow's builder id: exit %d\n%s", code, out)
+	}
+	var res struct {
+		Verified     bool     `json:"verified"`
+		SignedBy     []string `json:"signedBy"`
+		Attestations []struct {
+			PredicateType string `json:"predicateType"`
+			Verdict       string `json:"verdict"`
+		} `json:"attestations"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("verify -o json: %v\n%s", err, out)
+	}
+	valid := map[string]bool{}
+	for _, a := range res.Attestations {
+		if a.Verdict == "valid" {
+			valid[a.PredicateType] = true
+		}
+	}
+	if !res.Verified || len(res.SignedBy) != 1 || !valid["https://slsa.dev/provenance/v1"] || !valid[reportType] {
+		t.Errorf("verify result: %s", out)
+	}
+	// Another builder (a branch build of the same workflow) is refused.
+	if out, code := addonpack(t, "", env, "verify", ref, "--key", pub,
+		"--builder-id", "https://github.com/"+ciWorkflowID+"@refs/heads/main"); code != 9 {
+		t.Errorf("verify with another builder id: exit %d, want 9\n%s", code, out)
+	}
+	// The login step's credentials are what let anyone in: anonymous is refused.
+	if out, code := addonpack(t, "", []string{"HOME=" + t.TempDir(), "PATH=" + systemPath()}, "verify", ref, "--key", pub); code != 6 {
+		t.Errorf("anonymous verify: exit %d, want 6\n%s", code, out)
+	}
+}
+
+// TestUseCaseCIWorkflowWrongTag: a tag that does not match addon.yaml's
+// version stops the workflow before anything is pushed.
+func TestUseCaseCIWorkflowWrongTag(t *testing.T) {
+	wf, _ := loadWorkflow(t)
+	reg := testregistry.New(t, testregistry.WithBasicAuth(ciActor, ciToken))
+	r := newGHRun(t, reg.Host(), "v9.9.9")
+	failed, out := r.runWorkflow(t, wf)
+	if failed != "Build, and check the tag against addon.yaml" || !strings.Contains(out, "does not match version 0.1.0") {
+		t.Fatalf("want the build step to fail on the tag, got step %q:\n%s", failed, out)
+	}
+	for _, req := range reg.Log() {
+		if req.Method != "GET" && req.Method != "HEAD" {
+			t.Errorf("registry saw %s %s: something was pushed", req.Method, req.Path)
+		}
+	}
+}
