@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing/fstest"
 
@@ -50,15 +51,55 @@ type Record struct {
 // are left as they are; a nil or empty record returns rendered unchanged.
 // KustomizeImages returns the record as kustomize `images` entries, for
 // render.Input.Images: each image moves to its new name, pinned by digest.
+// The record is unsigned, so only mappings that match the verified add-on
+// are kept (see Trusted); names are regexp-quoted because kustomize matches
+// them as regular expressions.
 func (r *Record) KustomizeImages() []render.Image {
 	if r == nil {
 		return nil
 	}
 	out := make([]render.Image, 0, len(r.Images))
 	for _, m := range r.Images {
-		out = append(out, render.Image{Name: m.Name, NewName: m.NewName, Digest: m.Digest.String()})
+		out = append(out, render.Image{Name: regexp.QuoteMeta(m.Name), NewName: m.NewName, Digest: m.Digest.String()})
 	}
 	return out
+}
+
+// Trusted keeps the mappings an unsigned record may apply to the verified
+// add-on whose spec.images is declared: the mapping's name must be the name
+// of a declared image, and when that image is pinned by digest the mapping
+// must carry the same digest (the content cannot change, only where it is
+// pulled from). A tag-only image has no digest the signature vouches for; its
+// mapping is kept only with allowTags. It returns the kept record and the
+// names of the mappings dropped.
+func (r *Record) Trusted(declared []string, allowTags bool) (*Record, []string) {
+	if r == nil {
+		return nil, nil
+	}
+	pinned := map[string]digest.Digest{}
+	tagged := map[string]bool{}
+	for _, img := range declared {
+		name := imageName(img)
+		if i := strings.Index(img, "@"); i >= 0 {
+			pinned[name] = digest.Digest(img[i+1:])
+		} else {
+			tagged[name] = true
+		}
+	}
+	kept := &Record{}
+	var dropped []string
+	for _, m := range r.Images {
+		d, isPinned := pinned[m.Name]
+		switch {
+		case isPinned && d == m.Digest:
+			kept.Images = append(kept.Images, m)
+		case !isPinned && tagged[m.Name] && allowTags:
+			kept.Images = append(kept.Images, m)
+		default:
+			dropped = append(dropped, m.Name)
+		}
+	}
+	return kept, dropped
 }
 
 func (r *Record) Rewrite(ctx context.Context, rendered []byte) ([]byte, error) {
@@ -77,7 +118,7 @@ func (r *Record) Rewrite(ctx context.Context, rendered []byte) ([]byte, error) {
 		Images     []image  `json:"images"`
 	}{APIVersion: "kustomize.config.k8s.io/v1beta1", Kind: "Kustomization", Resources: []string{"rendered.yaml"}}
 	for _, m := range r.Images {
-		k.Images = append(k.Images, image{Name: m.Name, NewName: m.NewName, Digest: m.Digest.String()})
+		k.Images = append(k.Images, image{Name: regexp.QuoteMeta(m.Name), NewName: m.NewName, Digest: m.Digest.String()})
 	}
 	kb, err := json.Marshal(k) // JSON is YAML
 	if err != nil {

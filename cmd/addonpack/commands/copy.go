@@ -129,7 +129,7 @@ and the record is written by --from-tarball --images.`,
 // the rendered artifact (a registry reference) to rendered YAML: each
 // relocated image becomes NEWNAME@DIGEST. Without a record for ARG's
 // registry, rendered is returned unchanged.
-func (g *globals) relocated(ctx context.Context, arg string, p *deliver.Package) error {
+func (g *globals) relocated(ctx context.Context, arg string, p *deliver.Package, allowTags bool) error {
 	if p.Loaded == nil || layout.IsLayout(arg) || g.offline {
 		return nil
 	}
@@ -145,7 +145,15 @@ func (g *globals) relocated(ctx context.Context, arg string, p *deliver.Package)
 	if err != nil || rec == nil {
 		return err
 	}
-	fmt.Fprintf(g.streams.Err, "%d image(s) relocated beside %s (addonpack copy --images)\n", len(rec.Images), ref.Repo())
-	p.Images = rec.KustomizeImages()
+	// The record is unsigned: apply only what matches the verified add-on.
+	kept, dropped := rec.Trusted(p.Addon.Spec.Images, allowTags)
+	for _, name := range dropped {
+		fmt.Fprintf(g.streams.Err, "Warning: ignoring the relocation of %s: it does not match an image the signed add-on pins by digest (--trust-relocated-tags applies relocations of tag-only images)\n", name)
+	}
+	if len(kept.Images) == 0 {
+		return nil
+	}
+	fmt.Fprintf(g.streams.Err, "%d image(s) relocated beside %s (addonpack copy --images)\n", len(kept.Images), ref.Repo())
+	p.Images = kept.KustomizeImages()
 	return nil
 }

@@ -80,7 +80,12 @@ func TestCopyImagesAndRender(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	if err := g.relocated(ctx, arg, p); err != nil {
+	// The add-on names its image by tag only: the unsigned record is not
+	// applied unless the user opts in.
+	if err := g.relocated(ctx, arg, p, false); err != nil || p.Images != nil || !strings.Contains(errb.String(), "ignoring the relocation") {
+		t.Fatalf("a tag-only relocation applied without opt-in: %v %v", p.Images, err)
+	}
+	if err := g.relocated(ctx, arg, p, true); err != nil {
 		t.Fatal(err)
 	}
 	rendered, err := p.Render(ctx, nil, "")
@@ -109,7 +114,7 @@ func TestCopyImagesAndRender(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ps.Close()
-	if err := g.relocated(ctx, srcHost+"/addons/hello:0.1.0", ps); err != nil || ps.Images != nil {
+	if err := g.relocated(ctx, srcHost+"/addons/hello:0.1.0", ps, true); err != nil || ps.Images != nil {
 		t.Fatalf("a record was found at the source: %v %v", ps.Images, err)
 	}
 }

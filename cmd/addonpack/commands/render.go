@@ -18,6 +18,7 @@ func newRender(g *globals) *cobra.Command {
 		gitops                       deliver.GitOps
 		keyFile                      string
 		vf                           verifyFlags
+		trustTags                    bool
 	)
 	cmd := &cobra.Command{
 		Use:   "render REF|LAYOUT|DIR [--key PUB | --policy FILE | --insecure-skip-verify]",
@@ -58,7 +59,7 @@ source). They apply the package as published, with its default config.`,
 			}
 			defer p.Close()
 			// A copy made with 'addonpack copy --images' uses its relocated images.
-			if err := g.relocated(ctx, args[0], p); err != nil {
+			if err := g.relocated(ctx, args[0], p, trustTags); err != nil {
 				return err
 			}
 			switch format {
@@ -102,6 +103,7 @@ source). They apply the package as published, with its default config.`,
 	f.StringVar(&gitops.TargetNamespace, "target-namespace", "", "with --for: namespace for the add-on's namespaced objects")
 	f.StringVar(&gitops.Interval, "interval", "10m", "with --for: reconciliation interval")
 	vf.add(cmd, true)
+	f.BoolVar(&trustTags, "trust-relocated-tags", false, "apply the registry's relocation record (copy --images) to images the add-on names by tag only; by default only digest-pinned images are relocated, since the record is unsigned")
 	return cmd
 }
 
