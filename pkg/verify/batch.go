@@ -16,6 +16,13 @@ type Memo interface {
 	MarkVerified(d digest.Digest, policy string) error
 }
 
+// MemoKey is what a remembered verification is keyed by, with the digest:
+// the policy and the repository it was verified in, since a policy's scopes
+// give different repositories different rules.
+func MemoKey(p *Policy, ref registry.Reference) string {
+	return p.Digest() + " " + ref.Repo()
+}
+
 // BatchOptions tune All.
 type BatchOptions struct {
 	// Concurrency bounds the references verified at once; 8 by default.
@@ -72,7 +79,8 @@ func one(ctx context.Context, c *registry.Client, ref registry.Reference, p *Pol
 		return fail(err)
 	}
 	oc.Digest = desc.Digest
-	if o.Memo != nil && o.Memo.Verified(desc.Digest, p.Digest(), o.MaxAge) {
+	key := MemoKey(p, ref)
+	if o.Memo != nil && o.Memo.Verified(desc.Digest, key, o.MaxAge) {
 		oc.Verified, oc.Cached = true, true
 		return oc
 	}
@@ -83,7 +91,7 @@ func one(ctx context.Context, c *registry.Client, ref registry.Reference, p *Pol
 	}
 	oc.Verified = true
 	if o.Memo != nil {
-		if err := o.Memo.MarkVerified(desc.Digest, p.Digest()); err != nil {
+		if err := o.Memo.MarkVerified(desc.Digest, key); err != nil {
 			return fail(err)
 		}
 	}

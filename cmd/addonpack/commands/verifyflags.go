@@ -90,7 +90,8 @@ func (v *verifyFlags) hook(ctx context.Context, g *globals, c *registry.Client, 
 		return nil, err
 	}
 	return func(ctx context.Context, d ocispec.Descriptor) error {
-		if ch != nil && ch.Verified(d.Digest, p.Digest(), verifiedTTL) {
+		key := verify.MemoKey(p, ref)
+		if ch != nil && ch.Verified(d.Digest, key, verifiedTTL) {
 			return nil
 		}
 		if g.offline {
@@ -100,7 +101,7 @@ func (v *verifyFlags) hook(ctx context.Context, g *globals, c *registry.Client, 
 			return err
 		}
 		if ch != nil {
-			return ch.MarkVerified(d.Digest, p.Digest())
+			return ch.MarkVerified(d.Digest, key)
 		}
 		return nil
 	}, nil
