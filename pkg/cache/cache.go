@@ -28,17 +28,32 @@ var ErrMiss = errors.New("not in the cache")
 // and by processes: every write is a rename of a complete temporary file.
 type Cache struct {
 	dir string
+	// private is true when the records (refs, verified) can only have been
+	// written by this user: see Open.
+	private bool
 }
 
-// Open opens (creating if needed) the cache at dir.
+// Open opens (creating if needed) the cache at dir. Blobs are re-hashed on
+// every read, so they need no trust; the refs and verified records do. They
+// are used only when the cache directory and those subdirectories belong to
+// the current user and no one else can write them — never in a shared or
+// world-writable cache. A cache restored from an untrusted source is not
+// detected: do not do that (or pass --no-cache).
 func Open(dir string) (*Cache, error) {
 	for _, sub := range []string{"blobs", "refs", "verified", "tmp"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
 			return nil, fmt.Errorf("cache %s: %w", dir, err)
 		}
 	}
-	return &Cache{dir: dir}, nil
+	c := &Cache{dir: dir, private: true}
+	for _, d := range []string{dir, filepath.Join(dir, "refs"), filepath.Join(dir, "verified")} {
+		c.private = c.private && ownedPrivately(d)
+	}
+	return c, nil
 }
+
+// Private reports whether the cache's records are trusted (see Open).
+func (c *Cache) Private() bool { return c.private }
 
 // DefaultDir is $XDG_CACHE_HOME/addonpack, else ~/.cache/addonpack. getenv
 // reads the environment.

@@ -84,3 +84,29 @@ func TestRecords(t *testing.T) {
 		t.Fatal("verified records are not keyed by digest and policy")
 	}
 }
+
+// TestSharedCacheRecordsIgnored: in a cache directory others can write, a
+// planted verified record or ref record is not believed.
+func TestSharedCacheRecordsIgnored(t *testing.T) {
+	dir := t.TempDir()
+	c, err := cache.Open(dir)
+	if err != nil || !c.Private() {
+		t.Fatalf("a fresh cache under t.TempDir() should be private: %v", err)
+	}
+	d := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: digest.FromString("m"), Size: 1}
+	c.MarkVerified(d.Digest, "p")
+	c.SetRef("r/x:1", d)
+	if err := os.Chmod(filepath.Join(dir, "verified"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	shared, err := cache.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shared.Private() || shared.Verified(d.Digest, "p", 0) {
+		t.Fatal("a world-writable cache's verified records are trusted")
+	}
+	if _, err := shared.Ref("r/x:1"); !errors.Is(err, cache.ErrMiss) {
+		t.Fatalf("a world-writable cache's ref records are trusted: %v", err)
+	}
+}

@@ -38,6 +38,10 @@ func (s Source) Resolve(ctx context.Context) (ocispec.Descriptor, error) {
 		if err != nil {
 			return d, fmt.Errorf("%s: %w", s.Inner.Name(), ErrOffline)
 		}
+		// A digest in the reference is the answer; the record must agree.
+		if r, ok := s.Inner.(artifact.Remote); ok && r.Ref.Digest != "" && r.Ref.Digest != d.Digest {
+			return ocispec.Descriptor{}, fmt.Errorf("%s: the cache last resolved it to %s: %w", s.Inner.Name(), d.Digest, ErrOffline)
+		}
 		return d, nil
 	}
 	d, err := s.Inner.Resolve(ctx)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/addonpack/addonpack/pkg/artifact"
@@ -87,4 +88,31 @@ func TestVerifyRunsBeforeContent(t *testing.T) {
 		}
 	}
 	assertOnly(t, parent)
+}
+
+// TestOfflinePinnedDigest: offline, a reference pinned by digest resolves to
+// that digest only; a ref record naming another digest is refused.
+func TestOfflinePinnedDigest(t *testing.T) {
+	ctx := context.Background()
+	reg := testregistry.New(t)
+	ref, built, c := publish(t, reg.Host())
+	ch, err := cache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	online := cache.Source{Inner: artifact.Remote{Client: c, Ref: ref}, Cache: ch}
+	if _, err := pull.Pull(ctx, online, filepath.Join(t.TempDir(), "a"), pull.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	pinned := ref
+	pinned.Tag = ""
+	pinned.Digest = digest.Digest("sha256:" + strings.Repeat("0", 64))
+	// Plant a record for the pinned reference that names the real digest.
+	if err := ch.SetRef(pinned.String(), ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: built.Manifest.Digest, Size: built.Manifest.Size}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = pull.Pull(ctx, cache.Source{Inner: artifact.Remote{Client: c, Ref: pinned}, Cache: ch, Offline: true}, filepath.Join(t.TempDir(), "b"), pull.Options{})
+	if !errors.Is(err, cache.ErrOffline) {
+		t.Fatalf("offline pull of a pinned digest used another digest: %v", err)
+	}
 }
