@@ -89,7 +89,9 @@ fetched, not the content.`,
 // configSchema returns the canonical schema and config type of ARG, from the
 // config blob for an artifact (no content download) or from a source dir.
 func (g *globals) configSchema(cmd *cobra.Command, arg string, vf *verifyFlags) ([]byte, string, string, error) {
-	if isSourceDir(arg) {
+	if local, err := localDir(arg); err != nil {
+		return nil, "", "", err
+	} else if local {
 		p, err := g.open(cmd.Context(), arg, vf)
 		if err != nil {
 			return nil, "", "", err

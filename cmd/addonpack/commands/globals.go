@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -176,7 +177,9 @@ func (g *globals) consume(ctx context.Context, arg string, vf *verifyFlags) (art
 // directory (holding addon.yaml, the user's own files: not verified), or an
 // artifact fetched by digest after verification.
 func (g *globals) open(ctx context.Context, arg string, vf *verifyFlags) (*deliver.Package, error) {
-	if isSourceDir(arg) {
+	if local, err := localDir(arg); err != nil {
+		return nil, err
+	} else if local {
 		return deliver.OpenDir(arg, archive.DefaultLimits())
 	}
 	src, opts, err := g.consume(ctx, arg, vf)
@@ -184,6 +187,25 @@ func (g *globals) open(ctx context.Context, arg string, vf *verifyFlags) (*deliv
 		return nil, err
 	}
 	return deliver.Fetch(ctx, src, opts)
+}
+
+// localDir reports whether arg names an add-on source directory rather than
+// a registry reference. A directory whose path also reads as a reference
+// (its first element looks like a registry host: it has a '.' or ':', or is
+// localhost) is ambiguous unless written as a path (./, ../ or /): a checkout
+// must not be able to stand in for a verified artifact.
+func localDir(arg string) (bool, error) {
+	if !isSourceDir(arg) {
+		return false, nil
+	}
+	if strings.HasPrefix(arg, "./") || strings.HasPrefix(arg, "../") || filepath.IsAbs(arg) {
+		return true, nil
+	}
+	host, _, _ := strings.Cut(arg, "/")
+	if strings.ContainsAny(host, ".:") || host == "localhost" {
+		return false, usageError{fmt.Errorf("%s is both an add-on directory here and a registry reference: write ./%s for the directory", arg, arg)}
+	}
+	return true, nil
 }
 
 // isSourceDir reports whether arg is an add-on source directory.
