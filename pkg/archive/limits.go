@@ -52,6 +52,9 @@ func DefaultLimits() Limits {
 }
 
 // normalized returns l with every zero or negative field set to its default.
+// Normalized returns l with every zero or negative field set to its default.
+func (l Limits) Normalized() Limits { return l.normalized() }
+
 func (l Limits) normalized() Limits {
 	d := DefaultLimits()
 	if l.MaxEntries <= 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/addonpack/addonpack/pkg/archive"
 	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/cache"
 	"github.com/addonpack/addonpack/pkg/pull"
@@ -114,5 +115,16 @@ func TestOfflinePinnedDigest(t *testing.T) {
 	_, err = pull.Pull(ctx, cache.Source{Inner: artifact.Remote{Client: c, Ref: pinned}, Cache: ch, Offline: true}, filepath.Join(t.TempDir(), "b"), pull.Options{})
 	if !errors.Is(err, cache.ErrOffline) {
 		t.Fatalf("offline pull of a pinned digest used another digest: %v", err)
+	}
+}
+
+// TestPartialLimits: a Limits value with only some fields set keeps the
+// defaults for the others (zero means default), in pull as in extraction.
+func TestPartialLimits(t *testing.T) {
+	reg := testregistry.New(t)
+	ref, _, c := publish(t, reg.Host())
+	if _, err := pull.Pull(context.Background(), artifact.Remote{Client: c, Ref: ref}, filepath.Join(t.TempDir(), "x"),
+		pull.Options{Limits: &archive.Limits{MaxEntries: 100}}); err != nil {
+		t.Fatalf("a partial Limits refused a small add-on: %v", err)
 	}
 }

@@ -73,7 +73,7 @@ func Load(ctx context.Context, src artifact.Source, opts Options) (*artifact.Loa
 func Unpack(ctx context.Context, src artifact.Source, loaded *artifact.Loaded, dir string, opts Options) (res *Result, err error) {
 	limits := archive.DefaultLimits()
 	if opts.Limits != nil {
-		limits = *opts.Limits
+		limits = opts.Limits.Normalized()
 	}
 	if err := checkTarget(dir, opts.Force); err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // staging is a private directory beside the target:
@@ -16,6 +17,7 @@ import (
 //	    previous/  the replaced target, with Force, removed at the end
 type staging struct {
 	root string
+	keep bool // the replaced target could not be put back: do not remove it
 }
 
 func newStaging(target string) (*staging, error) {
@@ -47,24 +49,43 @@ func (s *staging) spool() (*os.File, error) {
 func (s *staging) cleanup() error {
 	// Runs on success and failure alike: after commit, only the spool and
 	// any replaced target are left here.
+	if s.keep {
+		return nil
+	}
 	return os.RemoveAll(s.root)
 }
 
-// commit moves the unpacked tree to target. With force, an existing
-// non-empty target is moved aside first and removed by cleanup.
+// commit moves the unpacked tree to target. Without force it is one
+// rename(2), which replaces a missing or empty target atomically and fails on
+// a non-empty one (no window in which a concurrent write could be lost).
+// With force, an existing target is moved aside first and removed by
+// cleanup — unless putting it back after a failure fails too, in which case
+// the staging directory is kept and its path reported.
 func (s *staging) commit(target string, force bool) error {
 	if err := checkTarget(target, force); err != nil {
 		return err
 	}
-	if fi, err := os.Stat(target); err == nil && fi.IsDir() {
-		if err := os.Rename(target, filepath.Join(s.root, "previous")); err != nil {
+	if !force {
+		if err := os.Rename(s.tree(), target); err != nil {
+			if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) {
+				return fmt.Errorf("%s: %w (use --force to replace it)", target, ErrTargetNotEmpty)
+			}
+			return fmt.Errorf("placing the tree at %s: %w", target, err)
+		}
+		return nil
+	}
+	previous := filepath.Join(s.root, "previous")
+	if fi, err := os.Lstat(target); err == nil && fi.IsDir() {
+		if err := os.Rename(target, previous); err != nil {
 			return fmt.Errorf("replacing %s: %w", target, err)
 		}
 	}
 	if err := os.Rename(s.tree(), target); err != nil {
-		// Put the previous target back.
-		if _, perr := os.Stat(filepath.Join(s.root, "previous")); perr == nil {
-			os.Rename(filepath.Join(s.root, "previous"), target)
+		if _, perr := os.Lstat(previous); perr == nil {
+			if rerr := os.Rename(previous, target); rerr != nil {
+				s.keep = true
+				return fmt.Errorf("placing the tree at %s: %w; the previous tree could not be put back (%v) and is kept at %s", target, err, rerr, previous)
+			}
 		}
 		return fmt.Errorf("placing the tree at %s: %w", target, err)
 	}
