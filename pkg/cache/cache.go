@@ -31,6 +31,17 @@ type Cache struct {
 	// private is true when the records (refs, verified) can only have been
 	// written by this user: see Open.
 	private bool
+	// recordKey seals the records (HMAC-SHA256); see WithRecordKey.
+	recordKey []byte
+}
+
+// WithRecordKey makes the cache seal its records with key and believe only
+// records sealed with it. Keep the key outside the cache directory (the CLI
+// keeps it in ~/.config/addonpack): then neither a record planted in the
+// cache nor a cache restored from elsewhere is believed.
+func (c *Cache) WithRecordKey(key []byte) *Cache {
+	c.recordKey = append([]byte(nil), key...)
+	return c
 }
 
 // Open opens (creating if needed) the cache at dir. Blobs are re-hashed on

@@ -110,3 +110,49 @@ func TestSharedCacheRecordsIgnored(t *testing.T) {
 		t.Fatalf("a world-writable cache's ref records are trusted: %v", err)
 	}
 }
+
+// TestSealedRecords: with a record key, only records sealed with that key are
+// believed: one planted by anyone else (or carried in a cache restored from
+// elsewhere) is not.
+func TestSealedRecords(t *testing.T) {
+	dir := t.TempDir()
+	mine, err := cache.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine.WithRecordKey([]byte("0123456789abcdef0123456789abcdef"))
+	d := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: digest.FromString("m"), Size: 1}
+	other, _ := cache.Open(dir)
+	other.WithRecordKey([]byte("another key, not the user's one!"))
+	other.MarkVerified(d.Digest, "p")
+	other.SetRef("r/x:1", d)
+	if mine.Verified(d.Digest, "p", 0) {
+		t.Fatal("a record sealed with another key is believed")
+	}
+	if _, err := mine.Ref("r/x:1"); !errors.Is(err, cache.ErrMiss) {
+		t.Fatalf("a ref record sealed with another key is believed: %v", err)
+	}
+	unsealed, _ := cache.Open(dir)
+	unsealed.MarkVerified(d.Digest, "q")
+	if mine.Verified(d.Digest, "q", 0) {
+		t.Fatal("an unsealed record is believed by a keyed cache")
+	}
+	mine.MarkVerified(d.Digest, "p")
+	mine.SetRef("r/x:1", d)
+	if !mine.Verified(d.Digest, "p", time.Hour) {
+		t.Fatal("the cache's own record is not believed")
+	}
+	if got, err := mine.Ref("r/x:1"); err != nil || got.Digest != d.Digest {
+		t.Fatalf("own ref record: %v %v", got, err)
+	}
+	keyPath := filepath.Join(t.TempDir(), "cfg", "addonpack", "cache-record.key")
+	k1, err := cache.LoadRecordKey(keyPath)
+	if err != nil || len(k1) != 32 {
+		t.Fatalf("LoadRecordKey: %v", err)
+	}
+	k2, _ := cache.LoadRecordKey(keyPath)
+	fi, _ := os.Stat(keyPath)
+	if string(k1) != string(k2) || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the key is not kept, or not private: %v", fi.Mode())
+	}
+}

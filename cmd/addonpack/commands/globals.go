@@ -1,7 +1,9 @@
 package commands
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/x509"
 	"fmt"
 	"os"
@@ -136,7 +138,18 @@ func (g *globals) cache() (*cache.Cache, error) {
 		fmt.Fprintf(g.streams.Err, "Warning: running without a cache: %v\n", err)
 		return nil, nil
 	}
-	return ch, nil
+	// Records (verified digests, offline tags) are sealed with a key kept
+	// outside the cache; without one, an ephemeral key keeps them to this run.
+	key := make([]byte, 32)
+	if p, err := cache.DefaultRecordKeyPath(g.getenv); err == nil {
+		if k, err := cache.LoadRecordKey(p); err == nil {
+			key = k
+		}
+	}
+	if bytes.Equal(key, make([]byte, 32)) {
+		rand.Read(key)
+	}
+	return ch.WithRecordKey(key), nil
 }
 
 // consume opens ARG — an OCI layout or a registry reference — for a
