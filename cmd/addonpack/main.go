@@ -15,11 +15,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	streams := commands.Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}
-	err := commands.New(streams, os.Getenv).ExecuteContext(ctx)
-	code := commands.ExitCode(ctx, err)
-	if err != nil {
-		commands.PrintError(streams.Err, err)
-	}
+	code := commands.Run(ctx, streams, os.Getenv, os.Args[1:])
 	stop()
 	os.Exit(code)
 }

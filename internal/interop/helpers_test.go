@@ -36,14 +36,9 @@ type result struct {
 func addonpack(t *testing.T, env map[string]string, args ...string) result {
 	t.Helper()
 	var out, errb bytes.Buffer
-	cmd := commands.New(commands.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, func(k string) string { return env[k] })
-	cmd.SetArgs(args)
-	ctx := context.Background()
-	err := cmd.ExecuteContext(ctx)
-	if err != nil {
-		commands.PrintError(&errb, err)
-	}
-	return result{out.String(), errb.String(), commands.ExitCode(ctx, err)}
+	code := commands.Run(context.Background(), commands.Streams{In: strings.NewReader(""), Out: &out, Err: &errb},
+		func(k string) string { return env[k] }, args)
+	return result{out.String(), errb.String(), code}
 }
 
 // must runs the CLI and fails the test unless it exits 0.

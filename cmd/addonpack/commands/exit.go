@@ -97,3 +97,16 @@ func PrintError(w io.Writer, err error) {
 		fmt.Fprintln(w, "Run 'addonpack --help' for usage.")
 	}
 }
+
+// Run executes the command line args as the addonpack binary does — errors
+// printed to streams.Err — and returns the exit code. main and the tests that
+// drive the CLI in process share it.
+func Run(ctx context.Context, streams Streams, getenv Getenv, args []string) int {
+	cmd := New(streams, getenv)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(ctx)
+	if err != nil {
+		PrintError(streams.Err, err)
+	}
+	return ExitCode(ctx, err)
+}
