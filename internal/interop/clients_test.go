@@ -88,8 +88,8 @@ func sha256File(t *testing.T, path string) string {
 func TestOrasPull(t *testing.T) {
 	oras := tool(t, "oras")
 	for _, reg := range registries {
-		t.Run(reg.name, func(t *testing.T) {
-			p := publish(t, reg.host(t), "addons/hello", "classic")
+		t.Run(reg.Name, func(t *testing.T) {
+			p := publish(t, reg.Start(t), "addons/hello", "classic")
 			out := filepath.Join(p.dir, "oras-out")
 			peer(t, oras, nil, "pull", "--plain-http", p.ref, "-o", out)
 			got := filepath.Join(out, "package.tar.gz")
@@ -108,8 +108,8 @@ func TestOrasPull(t *testing.T) {
 func TestCraneExport(t *testing.T) {
 	crane := tool(t, "crane")
 	for _, reg := range registries {
-		t.Run(reg.name, func(t *testing.T) {
-			p := publish(t, reg.host(t), "addons/hello", "classic")
+		t.Run(reg.Name, func(t *testing.T) {
+			p := publish(t, reg.Start(t), "addons/hello", "classic")
 			out := filepath.Join(p.dir, "export.tar")
 			peer(t, crane, nil, "export", "--insecure", p.ref, out)
 			f, _ := os.Open(out)
@@ -125,8 +125,8 @@ func TestCraneExport(t *testing.T) {
 func TestSkopeoCopy(t *testing.T) {
 	skopeo := tool(t, "skopeo")
 	for _, reg := range registries {
-		t.Run(reg.name, func(t *testing.T) {
-			host := reg.host(t)
+		t.Run(reg.Name, func(t *testing.T) {
+			host := reg.Start(t)
 			p := publish(t, host, "addons/hello", "classic")
 			dir := filepath.Join(p.dir, "skopeo-layout")
 			peer(t, skopeo, nil, "--insecure-policy", "copy", "--preserve-digests", "--src-tls-verify=false",

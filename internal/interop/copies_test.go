@@ -34,8 +34,8 @@ func verifyJSON(t *testing.T, ref, pub string) map[string]int {
 func TestCraneCopyWithSignatureTags(t *testing.T) {
 	crane := tool(t, "crane")
 	for _, reg := range registries {
-		t.Run(reg.name, func(t *testing.T) {
-			host := reg.host(t)
+		t.Run(reg.Name, func(t *testing.T) {
+			host := reg.Start(t)
 			p := publish(t, host, "addons/hello", "classic")
 			dst := host + "/crane/hello"
 			peer(t, crane, nil, "copy", "--insecure", p.ref, dst+":0.1.0")
@@ -66,8 +66,8 @@ func TestCraneCopyWithSignatureTags(t *testing.T) {
 func TestOrasCopyRecursive(t *testing.T) {
 	oras := tool(t, "oras")
 	for _, reg := range registries {
-		t.Run(reg.name, func(t *testing.T) {
-			host := reg.host(t)
+		t.Run(reg.Name, func(t *testing.T) {
+			host := reg.Start(t)
 			p := publish(t, host, "addons/hello", "bundle")
 			dst := host + "/oras/hello:0.1.0"
 			peer(t, oras, nil, "cp", "-r", "--from-plain-http", "--to-plain-http", p.ref, dst)
@@ -85,8 +85,8 @@ func TestOrasCopyRecursive(t *testing.T) {
 func TestAddonpackCopyForPeers(t *testing.T) {
 	cosign, oras := tool(t, "cosign"), tool(t, "oras")
 	for _, reg := range registries {
-		t.Run(reg.name, func(t *testing.T) {
-			src, dstHost := reg.host(t), reg.host(t)
+		t.Run(reg.Name, func(t *testing.T) {
+			src, dstHost := reg.Start(t), reg.Start(t)
 			classic := publish(t, src, "addons/classic", "classic")
 			must(t, nil, "copy", classic.ref, dstHost+"/mirror/classic", "--key", classic.key+".pub", "--require-provenance")
 			pinned := dstHost + "/mirror/classic@" + classic.digest
@@ -110,8 +110,8 @@ func TestAddonpackCopyForPeers(t *testing.T) {
 func TestPeersReadCopyTarball(t *testing.T) {
 	skopeo, oras := tool(t, "skopeo"), tool(t, "oras")
 	for _, reg := range registries {
-		t.Run(reg.name, func(t *testing.T) {
-			p := publish(t, reg.host(t), "addons/hello", "bundle")
+		t.Run(reg.Name, func(t *testing.T) {
+			p := publish(t, reg.Start(t), "addons/hello", "bundle")
 			tarball := filepath.Join(p.dir, "hello.tar")
 			must(t, nil, "copy", p.ref, "--to-tarball", tarball, "--key", p.key+".pub")
 			dir := filepath.Join(p.dir, "skopeo")

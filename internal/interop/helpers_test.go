@@ -12,17 +12,10 @@ import (
 
 	"github.com/addonpack/addonpack/cmd/addonpack/commands"
 	"github.com/addonpack/addonpack/internal/realregistry"
-	"github.com/addonpack/addonpack/testregistry"
 )
 
 // registries are the two registries every interop flow runs against.
-var registries = []struct {
-	name string
-	host func(*testing.T) string
-}{
-	{"testregistry", func(t *testing.T) string { return testregistry.New(t).Host() }},
-	{"distribution", func(t *testing.T) string { return realregistry.Start(t, realregistry.Options{}) }},
-}
+var registries = realregistry.Both()
 
 // signEnv is the environment of commands that unlock a key.
 var signEnv = map[string]string{"COSIGN_PASSWORD": "test-password"}

@@ -18,19 +18,12 @@ import (
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/sign"
 	"github.com/addonpack/addonpack/pkg/verify"
-	"github.com/addonpack/addonpack/testregistry"
 )
 
 // registries are the two registries every flow runs against: addonpack's
 // strict OCI 1.1 registry (referrers API) and CNCF distribution 2.8 (none:
 // the referrers tag schema).
-var registries = []struct {
-	name  string
-	start func(t *testing.T) string
-}{
-	{"testregistry", func(t *testing.T) string { return testregistry.New(t).Host() }},
-	{"distribution", func(t *testing.T) string { return realregistry.Start(t, realregistry.Options{}) }},
-}
+var registries = realregistry.Both()
 
 func newClient(t *testing.T) *registry.Client {
 	t.Helper()

@@ -144,8 +144,8 @@ func TestCopyImages(t *testing.T) {
 		}
 	}
 	for _, to := range registries {
-		t.Run(to.name, func(t *testing.T) {
-			dstHost := to.start(t)
+		t.Run(to.Name, func(t *testing.T) {
+			dstHost := to.Start(t)
 			got, err := relocate.Copy(ctx, c, src, registry.Reference{Registry: dstHost, Repository: "mirror/hello"}, relocate.Options{Images: true})
 			if err != nil {
 				t.Fatal(err)
@@ -156,7 +156,7 @@ func TestCopyImages(t *testing.T) {
 			if _, err := relocate.ToTarball(ctx, c, src, tarball, relocate.Options{Images: true}); err != nil {
 				t.Fatal(err)
 			}
-			airgap := to.start(t)
+			airgap := to.Start(t)
 			got, err = relocate.FromTarball(ctx, c, tarball, registry.Reference{Registry: airgap, Repository: "mirror/hello"}, relocate.Options{Images: true})
 			if err != nil {
 				t.Fatal(err)

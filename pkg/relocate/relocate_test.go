@@ -23,13 +23,13 @@ import (
 func TestCopy(t *testing.T) {
 	for _, from := range registries {
 		for _, to := range registries {
-			t.Run(from.name+"->"+to.name, func(t *testing.T) {
+			t.Run(from.Name+"->"+to.Name, func(t *testing.T) {
 				ctx := context.Background()
 				c := newClient(t)
 				s := newKey(t)
 				pol := policyFor(t, s)
-				src, desc := pushSigned(t, c, from.start(t), "addons/hello", "0.1.0", s)
-				dst := registry.Reference{Registry: to.start(t), Repository: "mirror/addons/hello"}
+				src, desc := pushSigned(t, c, from.Start(t), "addons/hello", "0.1.0", s)
+				dst := registry.Reference{Registry: to.Start(t), Repository: "mirror/addons/hello"}
 				res, err := relocate.Copy(ctx, c, src, dst, relocate.Options{Policy: pol})
 				if err != nil {
 					t.Fatal(err)
@@ -65,12 +65,12 @@ func TestCopy(t *testing.T) {
 func TestTarballRoundTrip(t *testing.T) {
 	for _, from := range registries {
 		for _, to := range registries {
-			t.Run(from.name+"->tarball->"+to.name, func(t *testing.T) {
+			t.Run(from.Name+"->tarball->"+to.Name, func(t *testing.T) {
 				ctx := context.Background()
 				c := newClient(t)
 				s := newKey(t)
 				pol := policyFor(t, s)
-				src, desc := pushSigned(t, c, from.start(t), "addons/hello", "0.1.0", s)
+				src, desc := pushSigned(t, c, from.Start(t), "addons/hello", "0.1.0", s)
 				dir := t.TempDir()
 				tarball := filepath.Join(dir, "hello.tar")
 				res, err := relocate.ToTarball(ctx, c, src, tarball, relocate.Options{Policy: pol})
@@ -94,7 +94,7 @@ func TestTarballRoundTrip(t *testing.T) {
 					t.Errorf("temporary files left beside the tarball: %v", entries)
 				}
 
-				dst := registry.Reference{Registry: to.start(t), Repository: "airgap/hello"}
+				dst := registry.Reference{Registry: to.Start(t), Repository: "airgap/hello"}
 				back, err := relocate.FromTarball(ctx, c, tarball, dst, relocate.Options{Policy: pol})
 				if err != nil {
 					t.Fatal(err)
@@ -114,7 +114,7 @@ func TestCopyRefuses(t *testing.T) {
 	ctx := context.Background()
 	c := newClient(t)
 	s := newKey(t)
-	host := registries[1].start(t)
+	host := registries[1].Start(t)
 	src, desc := pushSigned(t, c, host, "addons/hello", "0.1.0", s)
 
 	dst := registry.Reference{Registry: host, Repository: "untrusted/hello", Tag: "0.1.0"}

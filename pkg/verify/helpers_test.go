@@ -17,17 +17,10 @@ import (
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/sign"
 	"github.com/addonpack/addonpack/pkg/verify"
-	"github.com/addonpack/addonpack/testregistry"
 )
 
 // registries are the two registries every flow runs against.
-var registries = []struct {
-	name  string
-	start func(t *testing.T) string
-}{
-	{"testregistry", func(t *testing.T) string { return testregistry.New(t).Host() }},
-	{"distribution", func(t *testing.T) string { return realregistry.Start(t, realregistry.Options{}) }},
-}
+var registries = realregistry.Both()
 
 func examplesDir(name string) string {
 	_, file, _, _ := runtime.Caller(0)

@@ -25,9 +25,9 @@ func writeFile(t *testing.T, path string, b []byte) {
 func TestRoundTrip(t *testing.T) {
 	for _, reg := range registries {
 		for _, format := range []sign.Format{sign.FormatClassic, sign.FormatBundle} {
-			t.Run(reg.name+"/"+string(format), func(t *testing.T) {
+			t.Run(reg.Name+"/"+string(format), func(t *testing.T) {
 				ctx := context.Background()
-				e := pushHello(t, reg.start(t), "addons/hello", "0.1.0", "")
+				e := pushHello(t, reg.Start(t), "addons/hello", "0.1.0", "")
 				k := newKey(t)
 				opts := sign.Options{Format: format}
 				if _, err := sign.Sign(ctx, e.target, e.desc, k, opts); err != nil {
@@ -81,9 +81,9 @@ func wantErr(t *testing.T, err error, target error) {
 
 func TestRejections(t *testing.T) {
 	for _, reg := range registries {
-		t.Run(reg.name, func(t *testing.T) {
+		t.Run(reg.Name, func(t *testing.T) {
 			ctx := context.Background()
-			host := reg.start(t)
+			host := reg.Start(t)
 			k, other := newKey(t), newKey(t)
 
 			t.Run("unsigned", func(t *testing.T) {
