@@ -1,0 +1,164 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// ---- report ----
+
+// row is one line of the table.
+type row struct {
+	Workload  string  `json:"workload"`
+	Registry  string  `json:"registry"`
+	Addonpack string  `json:"addonpack"`
+	Peer      string  `json:"peer"`
+	APms      float64 `json:"addonpackMedianMs"`
+	Peerms    float64 `json:"peerMedianMs"`
+	Ratio     float64 `json:"ratio,omitempty"`
+	Target    string  `json:"target"`
+	Verdict   string  `json:"verdict"`
+	APRange   string  `json:"addonpackRangeMs,omitempty"`
+	PeerRange string  `json:"peerRangeMs,omitempty"`
+	APRSSMiB  float64 `json:"addonpackPeakRssMiB"`
+	PeerRSS   float64 `json:"peerPeakRssMiB"`
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// spread is "min–max" of the samples.
+func spread(xs []float64) string {
+	if len(xs) == 0 {
+		return ""
+	}
+	lo, hi := xs[0], xs[0]
+	for _, x := range xs {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	return fmt.Sprintf("%.0f–%.0f", lo, hi)
+}
+
+func maxRSSMiB(s *series) float64 {
+	var m int64
+	for _, v := range s.RSSKB {
+		m = max(m, v)
+	}
+	return float64(m) / 1024
+}
+
+func (h *harness) table(many, verifyN int) []row {
+	var rows []row
+	cmp := func(workload, reg, apTool, peerTool, peerReg string, target float64, targetText string) {
+		a, p := h.get(workload, apTool, reg), h.get(workload, peerTool, peerReg)
+		if a == nil || p == nil {
+			return
+		}
+		r := row{Workload: workload, Registry: reg, Addonpack: apTool, Peer: peerTool, APms: median(a.WallMS), Peerms: median(p.WallMS),
+			APRSSMiB: maxRSSMiB(a), PeerRSS: maxRSSMiB(p), Target: targetText}
+		r.APRange, r.PeerRange = spread(a.WallMS), spread(p.WallMS)
+		if r.Peerms > 0 {
+			r.Ratio = r.APms / r.Peerms
+		}
+		if target > 0 {
+			r.Verdict = verdict(r.Ratio <= target, fmt.Sprintf("%.2fx of %.2fx", r.Ratio, target))
+		} else {
+			r.Verdict = "(info)"
+		}
+		rows = append(rows, r)
+	}
+	for _, reg := range []string{"distribution", "testregistry"} {
+		cmp("publish-small", reg, "addonpack", "peer", reg, 0.35, "≤0.35x")
+		cmp("consume-small", reg, "addonpack", "peer", reg, 0.3, "≤0.3x")
+		cmp("consume-small", reg, "addonpack (cached)", "peer", reg, 0.3, "≤0.3x")
+		cmp("publish-large", reg, "addonpack", "peer", reg, 0.25, "≤0.25x")
+		if h.get("publish-large-unrendered", "addonpack", reg) != nil && h.get("publish-large", "peer", reg) != nil {
+			a, p := h.get("publish-large-unrendered", "addonpack", reg), h.get("publish-large", "peer", reg)
+			rt := median(a.WallMS) / median(p.WallMS)
+			rows = append(rows, row{Workload: "publish-large (CRDs not rendered)", Registry: reg, Addonpack: "addonpack", Peer: "peer",
+				APms: median(a.WallMS), Peerms: median(p.WallMS), Ratio: rt, APRSSMiB: maxRSSMiB(a), PeerRSS: maxRSSMiB(p),
+				Target: "≤0.25x (diagnostic)", Verdict: verdict(rt <= 0.25, fmt.Sprintf("%.2fx of 0.25x", rt))})
+		}
+		cmp("consume-large", reg, "addonpack", "peer", reg, 0, "(info)")
+		cmp("consume-large", reg, "addonpack", "in-process gunzip+untar (stdlib)", "", 1.3, "≤1.3x gunzip+untar")
+		cmp("consume-large", reg, "addonpack (cached)", "in-process gunzip+untar (stdlib)", "", 1.3, "≤1.3x gunzip+untar")
+	}
+	cmp("batch", "distribution", "addonpack push --key (sequential calls)", "oras push (unsigned)", "distribution", 0.2, fmt.Sprintf("≤0.2x (%d add-ons)", many))
+	cmp("batch", "distribution", "addonpack push --prefix --key (one call)", "oras push (unsigned)", "distribution", 0.2, fmt.Sprintf("≤0.2x (%d add-ons)", many))
+	// verify: absolute targets, extrapolated from N to 1,000.
+	for _, v := range []struct {
+		tool   string
+		limit  float64
+		target string
+	}{{"addonpack verify (loop)", 5000, "1,000 in ≤5 s"}, {"addonpack config defaults, verified cache warm (loop)", 1000, "1,000 cached in ≤1 s"},
+		{"addonpack verify REF... (one process)", 5000, "1,000 in ≤5 s"}, {"addonpack verify REF... (one process, verified cache warm)", 1000, "1,000 cached in ≤1 s"}} {
+		s := h.get("verify-N", v.tool, "distribution")
+		if s == nil {
+			continue
+		}
+		per := median(s.WallMS) / float64(verifyN)
+		proj := per * 1000
+		rows = append(rows, row{Workload: fmt.Sprintf("verify %d, extrapolated to 1,000", verifyN), Registry: "distribution", Addonpack: v.tool,
+			APms: proj, APRSSMiB: maxRSSMiB(s), Target: v.target, Ratio: proj / v.limit,
+			Verdict: verdict(proj <= v.limit, fmt.Sprintf("%.1f s projected (%.1f ms each)", proj/1000, per))})
+	}
+	for _, k := range h.order {
+		s := h.results[k]
+		if !strings.HasPrefix(s.Workload, "huge-1GB") {
+			continue
+		}
+		rss := maxRSSMiB(s)
+		r := row{Workload: s.Workload, Registry: s.Registry, Addonpack: s.Tool, APms: median(s.WallMS), APRSSMiB: rss, Target: "peak RSS ≤128 MiB"}
+		if strings.Contains(s.Tool, "peer") {
+			r.Addonpack, r.Peer, r.Peerms, r.PeerRSS, r.APms, r.APRSSMiB = "", s.Tool, r.APms, rss, 0, 0
+			r.Verdict = "(info)"
+		} else {
+			r.Verdict = verdict(rss <= 128 && !strings.Contains(s.Tool, "FAILED"), fmt.Sprintf("%.0f MiB = %.1fx the limit", rss, rss/128))
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func verdict(ok bool, detail string) string {
+	if ok {
+		return "MET (" + detail + ")"
+	}
+	return "NOT MET (" + detail + ")"
+}
+
+func printTable(w io.Writer, rows []row) {
+	fmt.Fprintf(w, "\n| workload | registry | addonpack | median ms (min–max) | peer / baseline | median ms (min–max) | ratio | target | verdict | peak RSS MiB (ap / peer) |\n")
+	fmt.Fprintf(w, "|---|---|---|---:|---|---:|---:|---|---|---|\n")
+	num := func(v float64) string {
+		if v == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.0f", v)
+	}
+	withRange := func(v float64, rg string) string {
+		if v == 0 || rg == "" {
+			return num(v)
+		}
+		return num(v) + " (" + rg + ")"
+	}
+	for _, r := range rows {
+		ratio := "–"
+		if r.Peerms > 0 && r.APms > 0 {
+			ratio = fmt.Sprintf("%.2f", r.Ratio)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s |\n", r.Workload, r.Registry, r.Addonpack, withRange(r.APms, r.APRange),
+			r.Peer, withRange(r.Peerms, r.PeerRange), ratio, r.Target, r.Verdict, num(r.APRSSMiB), num(r.PeerRSS))
+	}
+}
