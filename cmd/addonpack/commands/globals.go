@@ -34,6 +34,11 @@ type globals struct {
 	cacheDir  string
 	noCache   bool
 	offline   bool
+
+	// the cache, opened once per command by cache()
+	cacheOpened bool
+	cacheVal    *cache.Cache
+	cacheErr    error
 }
 
 func (g *globals) addFlags(cmd *cobra.Command) {
@@ -116,6 +121,15 @@ func (g *globals) cached(remote artifact.Remote) (artifact.Source, error) {
 // or when there is no usable location (no HOME in a minimal container, a
 // read-only file system), which is reported but not fatal unless --offline.
 func (g *globals) cache() (*cache.Cache, error) {
+	if !g.cacheOpened {
+		g.cacheVal, g.cacheErr = g.openCache()
+		g.cacheOpened = true
+	}
+	return g.cacheVal, g.cacheErr
+}
+
+// openCache does the work of cache, once per command.
+func (g *globals) openCache() (*cache.Cache, error) {
 	if g.noCache {
 		if g.offline {
 			return nil, usageError{fmt.Errorf("--offline needs the cache: drop --no-cache")}
