@@ -12,7 +12,7 @@ FUZZ_TARGETS := \
 	./pkg/spec:FuzzParseAddon ./pkg/spec:FuzzParseManifest ./pkg/spec:FuzzParseConfigBlob \
 	./pkg/archive:FuzzExtract ./pkg/archive:FuzzExtractTar ./pkg/archive:FuzzIgnorePatterns \
 	./pkg/schema:FuzzCompile ./pkg/schema:FuzzValidate \
-	./pkg/render:FuzzBuild \
+	./pkg/render:FuzzBuild ./pkg/render:FuzzPlainJSON \
 	./pkg/verify:FuzzParsePolicy
 
 .PHONY: all build test test-unit fuzz fuzz-short demo lint conformance clean tools bench

@@ -17,13 +17,9 @@ import (
 // both renderings.
 func (s *source) renderCheck(ctx context.Context, in render.Input) ([]string, error) {
 	where := s.displayPath(s.addon.KustomizeRoot())
-	rendered, err := render.Build(ctx, in)
+	images, err := render.Check(ctx, in)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: %w", where, ErrRender, err)
-	}
-	images, err := render.Images(rendered)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	c := s.addon.Spec.Config
 	if c == nil || len(c.Components) == 0 {
@@ -34,13 +30,9 @@ func (s *source) renderCheck(ctx context.Context, in render.Input) ([]string, er
 	for _, comp := range c.Components {
 		all.Components = append(all.Components, RelTo(s.addon.KustomizeRoot(), comp.Path))
 	}
-	rendered, err = render.Build(ctx, all)
+	more, err := render.Check(ctx, all)
 	if err != nil {
 		return nil, fmt.Errorf("%s with every component of spec.config.components enabled: %w: %w", where, ErrRender, err)
-	}
-	more, err := render.Images(rendered)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	images = append(images, more...)
 	slices.Sort(images)

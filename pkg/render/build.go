@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 )
@@ -121,16 +122,30 @@ func prepare(in Input, root string) (*pkgTree, *checker, []string, error) {
 	return tree, c, written, nil
 }
 
-// run runs kustomize on the checked in-memory tree, holding mu.
+// run runs kustomize on the checked in-memory tree, holding mu, and returns
+// its output as YAML.
 func run(ctx context.Context, tree *pkgTree, root string, customOpenAPI bool) (out []byte, err error) {
+	err = runWith(ctx, tree, root, customOpenAPI, func(m resmap.ResMap) error {
+		out, err = m.AsYaml()
+		if err != nil {
+			return fmt.Errorf("encoding output: %w", err)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// runWith runs kustomize on the checked in-memory tree and hands the result
+// to use, all while holding mu.
+func runWith(ctx context.Context, tree *pkgTree, root string, customOpenAPI bool, use func(resmap.ResMap) error) (err error) {
 	mu.Lock()
 	defer mu.Unlock()
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = nil, fmt.Errorf("%w: %v", errKustomizePanic, r)
+			err = fmt.Errorf("%w: %v", errKustomizePanic, r)
 		}
 	}()
 	if customOpenAPI {
@@ -149,13 +164,9 @@ func run(ctx context.Context, tree *pkgTree, root string, customOpenAPI bool) (o
 	m, err := krusty.MakeKustomizer(opts).Run(tree.mem, memPath(root))
 	if err != nil {
 		if types.IsErrOnlyBuiltinPluginsAllowed(err) {
-			return nil, fmt.Errorf("%w: %w", ErrPlugin, err)
+			return fmt.Errorf("%w: %w", ErrPlugin, err)
 		}
-		return nil, err
+		return err
 	}
-	out, err = m.AsYaml()
-	if err != nil {
-		return nil, fmt.Errorf("encoding output: %w", err)
-	}
-	return out, nil
+	return use(m)
 }

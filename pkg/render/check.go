@@ -1,0 +1,136 @@
+package render
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+
+	"sigs.k8s.io/kustomize/api/resmap"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+)
+
+// Check runs the kustomization at in.Root exactly as Build does and returns
+// the sorted, de-duplicated images of the output (as Images(Build(in)) would),
+// without encoding the output: the builder only needs to know that the
+// package renders and which images it uses.
+//
+// Build encodes each resource through kustomize's Resource.AsYAML (a deep
+// copy to resolve YAML anchors, then JSON). Check walks each resource's node
+// tree instead, and falls back to AsYAML for a resource whose tree holds
+// anything that encoding could reject or change (anchors, aliases, merge
+// keys, non-string keys, unusual tags, infinite or NaN floats), so that an
+// error Build would report is reported here too.
+func Check(ctx context.Context, in Input) (images []string, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("kustomize build: %w", err)
+	}
+	root := path.Clean(in.Root)
+	prefix := "kustomize build " + displayDir(root)
+	defer func() {
+		if r := recover(); r != nil {
+			images, err = nil, fmt.Errorf("%s: %w: %v", prefix, errPanic, r)
+		}
+	}()
+	images, err = check(ctx, in, root)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", prefix, err)
+	}
+	return images, nil
+}
+
+func check(ctx context.Context, in Input, root string) ([]string, error) {
+	tree, c, _, err := prepare(in, root)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	err = runWith(ctx, tree, root, c.openAPI, func(m resmap.ResMap) error {
+		for _, r := range m.Resources() {
+			n := r.RNode.YNode()
+			if plainJSON(n) {
+				collectImages(n, seen)
+				continue
+			}
+			out, err := r.AsYAML()
+			if err != nil {
+				return fmt.Errorf("encoding output: %w", err)
+			}
+			more, err := Images(out)
+			if err != nil {
+				return err
+			}
+			for _, img := range more {
+				seen[img] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	images := make([]string, 0, len(seen))
+	for img := range seen {
+		images = append(images, img)
+	}
+	slices.Sort(images)
+	return images, nil
+}
+
+// plainJSON reports whether n is a tree that kustomize's JSON encoding takes
+// as it is: no anchors or aliases (which it would copy and resolve), no
+// merge keys, only distinct string keys, only the core schema's scalar tags, and no
+// float JSON cannot hold. FuzzPlainJSON checks that AsYAML never fails on a
+// tree for which it is true.
+func plainJSON(n *yaml.Node) bool {
+	if n.Anchor != "" {
+		return false
+	}
+	switch n.Kind {
+	case yaml.DocumentNode, yaml.SequenceNode:
+		for _, c := range n.Content {
+			if !plainJSON(c) {
+				return false
+			}
+		}
+		return n.Kind == yaml.DocumentNode || n.Tag == "" || n.Tag == yaml.NodeTagSeq
+	case yaml.MappingNode:
+		if n.Tag != "" && n.Tag != yaml.NodeTagMap {
+			return false
+		}
+		keys := make(map[string]bool, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode || k.Anchor != "" || k.ShortTag() != yaml.NodeTagString || k.Value == "<<" || keys[k.Value] {
+				return false
+			}
+			keys[k.Value] = true
+			if !plainJSON(n.Content[i+1]) {
+				return false
+			}
+		}
+		return len(n.Content)%2 == 0
+	case yaml.ScalarNode:
+		switch tag := n.ShortTag(); tag {
+		case yaml.NodeTagString:
+			return true
+		case yaml.NodeTagInt, yaml.NodeTagBool, yaml.NodeTagNull, yaml.NodeTagFloat:
+			// The value must be what the tag says (a tag set by hand or
+			// by a transformer may not be), and a float must be finite.
+			plain := yaml.Node{Kind: yaml.ScalarNode, Value: n.Value}
+			return plain.ShortTag() == tag && (tag != yaml.NodeTagFloat || finiteFloat(n.Value))
+		}
+		return false
+	}
+	return false // aliases and anything unknown
+}
+
+// finiteFloat reports whether a !!float scalar is not one of YAML's
+// infinities or NaN.
+func finiteFloat(v string) bool {
+	switch v {
+	case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", ".nan", ".NaN", ".NAN":
+		return false
+	}
+	return true
+}
