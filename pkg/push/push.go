@@ -65,7 +65,8 @@ func Push(ctx context.Context, dst Pusher, src string, ref registry.Reference, o
 			return nil, err
 		}
 		if opts.Sign.Signer == nil {
-			// Unlock the key on the other core while this one builds.
+			// Unlock the key (scrypt: about 200 ms) on the other core
+			// while this one builds and uploads; join before signing.
 			so := *opts.Sign
 			opts.Sign = &so
 			unlocked = make(chan error, 1)
@@ -76,17 +77,39 @@ func Push(ctx context.Context, dst Pusher, src string, ref registry.Reference, o
 			}()
 		}
 	}
-	o, err := open(ctx, src, opts)
-	if unlocked != nil {
-		if uerr := <-unlocked; err == nil && uerr != nil {
-			err = uerr
+	// join waits for the unlock, if one is running; err is the first error.
+	join := func(err error) error {
+		if unlocked != nil {
+			uerr := <-unlocked
+			unlocked = nil
+			if err == nil {
+				err = uerr
+			}
 		}
+		return err
 	}
+	o, err := open(ctx, src, opts)
 	if err != nil {
-		return nil, err
+		return nil, join(err)
 	}
-	pushed, err := dst.Push(ctx, o.store, o.root, ref)
-	if err != nil {
+	select { // the unlock may already have failed: then upload nothing
+	case uerr := <-unlocked:
+		unlocked = nil
+		if uerr != nil {
+			return nil, uerr
+		}
+	default:
+	}
+	var pushed registry.Reference
+	if c, ok := dst.(*registry.Client); ok && unlocked != nil {
+		// Upload while the key unlocks; the root manifest and the tag are
+		// written only once it is unlocked, so a wrong passphrase leaves
+		// no unsigned artifact behind.
+		pushed, err = c.PushAfter(ctx, o.store, o.root, ref, func(context.Context) error { return join(nil) })
+	} else {
+		pushed, err = dst.Push(ctx, o.store, o.root, ref)
+	}
+	if err = join(err); err != nil {
 		return nil, err
 	}
 	res := &Result{Ref: pushed, Tag: ref.Tag, Manifest: o.root}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/addonpack/addonpack/pkg/build"
 	"github.com/addonpack/addonpack/pkg/keys"
@@ -52,21 +53,69 @@ func TestPushSources(t *testing.T) {
 }
 
 // TestUnlockFailurePushesNothing: the key is unlocked while the add-on
-// builds, and a failure stops the push before anything reaches the registry.
+// builds and uploads. A failure before the upload starts writes nothing; a
+// failure while blobs upload leaves no manifest and no tag (the blobs stay
+// unreferenced).
 func TestUnlockFailurePushesNothing(t *testing.T) {
-	reg := testregistry.New(t)
-	c, _ := registry.New(registry.Options{})
-	ref, _ := registry.ParseReference(reg.Host() + "/addons/hello:0.1.0")
 	wrong := errors.New("wrong password")
-	_, err := push.Push(context.Background(), c, hello, ref, push.Options{Sign: &push.SignOptions{
-		Unlock: func(context.Context) (*keys.Signer, error) { return nil, wrong },
-	}})
-	if !errors.Is(err, wrong) {
-		t.Fatalf("got %v", err)
+	tests := []struct {
+		name      string
+		unlock    func(ctx context.Context, blobsUp <-chan struct{}) (*keys.Signer, error)
+		noUploads bool
+	}{
+		{name: "fails at once", noUploads: true, unlock: func(context.Context, <-chan struct{}) (*keys.Signer, error) {
+			return nil, wrong
+		}},
+		{name: "fails after the blobs are up", unlock: func(ctx context.Context, blobsUp <-chan struct{}) (*keys.Signer, error) {
+			select {
+			case <-blobsUp:
+			case <-time.After(10 * time.Second):
+			}
+			return nil, wrong
+		}},
 	}
-	for _, r := range reg.Log() {
-		if r.Method != "GET" && r.Method != "HEAD" {
-			t.Fatalf("a failed unlock still wrote to the registry: %s %s", r.Method, r.Path)
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reg := testregistry.New(t)
+			c, _ := registry.New(registry.Options{})
+			ref, _ := registry.ParseReference(reg.Host() + "/addons/hello:0.1.0")
+			blobsUp, stop := make(chan struct{}), make(chan struct{})
+			t.Cleanup(func() { close(stop) })
+			go func() { // the layer and the config are two PUTs of blob uploads
+				tick := time.NewTicker(5 * time.Millisecond)
+				defer tick.Stop()
+				for {
+					select {
+					case <-stop:
+						return
+					case <-tick.C:
+					}
+					n := 0
+					for _, r := range reg.Log() {
+						if r.Method == "PUT" && strings.Contains(r.Path, "/blobs/uploads/") {
+							n++
+						}
+					}
+					if n >= 2 {
+						close(blobsUp)
+						return
+					}
+				}
+			}()
+			_, err := push.Push(context.Background(), c, hello, ref, push.Options{Sign: &push.SignOptions{
+				Unlock: func(ctx context.Context) (*keys.Signer, error) { return tt.unlock(ctx, blobsUp) },
+			}})
+			if !errors.Is(err, wrong) {
+				t.Fatalf("got %v", err)
+			}
+			for _, r := range reg.Log() {
+				if strings.Contains(r.Path, "/manifests/") && r.Method != "GET" && r.Method != "HEAD" {
+					t.Fatalf("a failed unlock still wrote a manifest: %s %s", r.Method, r.Path)
+				}
+				if tt.noUploads && r.Method != "GET" && r.Method != "HEAD" {
+					t.Fatalf("an unlock that failed before the upload still wrote: %s %s", r.Method, r.Path)
+				}
+			}
+		})
 	}
 }

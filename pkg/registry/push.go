@@ -23,6 +23,15 @@ import (
 // otherwise it is pushed by digest. If ref.Digest is set it must equal
 // root.Digest.
 func (c *Client) Push(ctx context.Context, src content.ReadOnlyStorage, root ocispec.Descriptor, ref Reference) (Reference, error) {
+	return c.PushAfter(ctx, src, root, ref, nil)
+}
+
+// PushAfter is Push, except that it calls before (unless nil) once every
+// blob below root is in the registry and before the root manifest is
+// written. When before fails, the push stops there: no manifest and no tag
+// are written (uploaded blobs stay unreferenced). A publisher uses it to
+// upload while a signing key is still being unlocked.
+func (c *Client) PushAfter(ctx context.Context, src content.ReadOnlyStorage, root ocispec.Descriptor, ref Reference, before func(context.Context) error) (Reference, error) {
 	name := ref.String()
 	if err := root.Digest.Validate(); err != nil {
 		return Reference{}, fmt.Errorf("push %s: invalid root digest %q: %w", name, root.Digest, err)
@@ -50,8 +59,21 @@ func (c *Client) Push(ctx context.Context, src content.ReadOnlyStorage, root oci
 		Concurrency:      c.opts.Concurrency,
 		MaxMetadataBytes: c.opts.MaxManifestSize,
 	}
+	if before != nil && ref.Tag == "" {
+		opts.PreCopy = func(ctx context.Context, desc ocispec.Descriptor) error {
+			if !content.Equal(desc, root) {
+				return nil
+			}
+			return before(ctx)
+		}
+	}
 	if ref.Tag != "" {
 		tagRoot := func(ctx context.Context) error {
+			if before != nil {
+				if err := before(ctx); err != nil {
+					return err
+				}
+			}
 			return pushTagged(ctx, src, repo, root, ref.Tag)
 		}
 		// The root is pushed by tag instead of by digest (one PUT), whether
