@@ -29,15 +29,19 @@ func memPath(rel string) string {
 	return path.Join(memRoot, rel)
 }
 
-// loadTree copies every regular file of files into a fresh in-memory
-// filesystem. Symlinks, devices, sockets and other irregular entries are
-// refused rather than followed: a package must be self-contained, and a
-// symlink could point anywhere on the host.
+// loadTree indexes every entry of files into a fresh in-memory filesystem.
+// Files are read from files when kustomize (or the checker) first reads
+// them, so a package's files that the kustomization never loads (large
+// data, unlisted manifests) are never held in memory. Symlinks, devices,
+// sockets and other irregular entries are refused rather than followed: a
+// package must be self-contained, and a symlink could point anywhere on the
+// host.
 func loadTree(files fs.FS) (*pkgTree, error) {
 	if files == nil {
 		return nil, fmt.Errorf("no package files (Input.Files is nil)")
 	}
-	t := &pkgTree{mem: filesys.MakeFsInMemory(), isDir: map[string]bool{".": true}}
+	lazy := &lazyFS{FileSystem: filesys.MakeFsInMemory(), src: files, pending: map[string]string{}}
+	t := &pkgTree{mem: lazy, isDir: map[string]bool{".": true}}
 	err := fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("reading package: %w", err)
@@ -45,7 +49,7 @@ func loadTree(files fs.FS) (*pkgTree, error) {
 		switch mode := d.Type(); {
 		case mode.IsDir():
 			t.isDir[p] = true
-			if err := t.mem.MkdirAll(memPath(p)); err != nil {
+			if err := lazy.MkdirAll(memPath(p)); err != nil {
 				return fmt.Errorf("copying package directory %s: %w", p, err)
 			}
 			return nil
@@ -60,13 +64,12 @@ func loadTree(files fs.FS) (*pkgTree, error) {
 			if !info.Mode().IsRegular() {
 				return irregular(p, info.Mode())
 			}
-			data, err := fs.ReadFile(files, p)
-			if err != nil {
-				return fmt.Errorf("reading package file %s: %w", p, err)
-			}
-			if err := t.mem.WriteFile(memPath(p), data); err != nil {
+			// An empty placeholder, so that kustomize's directory
+			// listings, globs and existence checks see the file.
+			if err := lazy.FileSystem.WriteFile(memPath(p), nil); err != nil {
 				return fmt.Errorf("copying package file %s: %w", p, err)
 			}
+			lazy.pending[memPath(p)] = p
 			t.isDir[p] = false
 			return nil
 		default:
@@ -77,6 +80,61 @@ func loadTree(files fs.FS) (*pkgTree, error) {
 		return nil, err
 	}
 	return t, nil
+}
+
+// lazyFS is kustomize's in-memory filesystem whose files are read from src
+// the first time they are opened or read. Writes replace the file.
+type lazyFS struct {
+	filesys.FileSystem
+	src     fs.FS
+	pending map[string]string // in-memory path -> package path, not read yet
+}
+
+// load reads a pending file from src into memory.
+func (l *lazyFS) load(name string) error {
+	p, ok := l.pending[l.key(name)]
+	if !ok {
+		return nil
+	}
+	data, err := fs.ReadFile(l.src, p)
+	if err != nil {
+		return fmt.Errorf("reading package file %s: %w", p, err)
+	}
+	if err := l.FileSystem.WriteFile(memPath(p), data); err != nil {
+		return fmt.Errorf("copying package file %s: %w", p, err)
+	}
+	delete(l.pending, memPath(p))
+	return nil
+}
+
+func (l *lazyFS) ReadFile(name string) ([]byte, error) {
+	if err := l.load(name); err != nil {
+		return nil, err
+	}
+	return l.FileSystem.ReadFile(name)
+}
+
+func (l *lazyFS) Open(name string) (filesys.File, error) {
+	if err := l.load(name); err != nil {
+		return nil, err
+	}
+	return l.FileSystem.Open(name)
+}
+
+// key is the pending-map key of a path kustomize names: absolute in the
+// in-memory filesystem, or relative to its root.
+func (l *lazyFS) key(name string) string {
+	return path.Join(memRoot, name)
+}
+
+func (l *lazyFS) WriteFile(name string, data []byte) error {
+	delete(l.pending, l.key(name))
+	return l.FileSystem.WriteFile(name, data)
+}
+
+func (l *lazyFS) Create(name string) (filesys.File, error) {
+	delete(l.pending, l.key(name))
+	return l.FileSystem.Create(name)
 }
 
 // irregular is the error for a package entry that is neither a regular file
