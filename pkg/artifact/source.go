@@ -31,6 +31,15 @@ type Source interface {
 	Pinned(d ocispec.Descriptor) string
 }
 
+// ManifestResolver is a Source that can resolve its reference and receive
+// the manifest bytes in the same request. The bytes match the returned
+// descriptor (size and digest); callers hold them unparsed until the digest
+// is verified, and then need no second request for the manifest.
+type ManifestResolver interface {
+	Source
+	ResolveManifest(ctx context.Context) (ocispec.Descriptor, []byte, error)
+}
+
 // Remote is a Source backed by a registry.
 type Remote struct {
 	Client *registry.Client
@@ -39,6 +48,11 @@ type Remote struct {
 
 func (r Remote) Resolve(ctx context.Context) (ocispec.Descriptor, error) {
 	return r.Client.Resolve(ctx, r.Ref)
+}
+
+// ResolveManifest resolves with one GET that also returns the manifest.
+func (r Remote) ResolveManifest(ctx context.Context) (ocispec.Descriptor, []byte, error) {
+	return r.Client.ResolveManifest(ctx, r.Ref)
 }
 
 func (r Remote) FetchManifest(ctx context.Context, d ocispec.Descriptor) ([]byte, error) {

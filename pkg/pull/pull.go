@@ -44,19 +44,69 @@ type Result struct {
 
 // Pull resolves src once, runs opts.Verify on the digest, fetches the
 // manifest, config and content layer by that digest (each checked before use)
-// and unpacks the package tree into dir.
+// and unpacks the package tree into dir. Once the manifest is parsed, the
+// config and the content layer are fetched concurrently.
 func Pull(ctx context.Context, src artifact.Source, dir string, opts Options) (*Result, error) {
-	loaded, err := Load(ctx, src, opts)
+	m, err := loadManifest(ctx, src, opts)
 	if err != nil {
 		return nil, err
 	}
-	return Unpack(ctx, src, loaded, dir, opts)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type config struct {
+		loaded *artifact.Loaded
+		err    error
+	}
+	cfg := make(chan config, 1)
+	go func() {
+		l, err := m.LoadConfig(ctx, src)
+		if err != nil {
+			cancel() // stop the layer: the pull fails anyway
+		}
+		cfg <- config{l, err}
+	}()
+	res, err := unpack(ctx, src, m, dir, opts, func() (*artifact.Loaded, error) {
+		c := <-cfg
+		return c.loaded, c.err
+	})
+	if err != nil {
+		// A config error explains a cancelled layer: report it first.
+		select {
+		case c := <-cfg:
+			if c.err != nil {
+				return nil, c.err
+			}
+		default:
+		}
+	}
+	return res, err
 }
 
 // Load resolves src once, runs opts.Verify on the digest and only then
 // fetches and checks the manifest and config.
 func Load(ctx context.Context, src artifact.Source, opts Options) (*artifact.Loaded, error) {
-	desc, err := src.Resolve(ctx)
+	m, err := loadManifest(ctx, src, opts)
+	if err != nil {
+		return nil, err
+	}
+	return m.LoadConfig(ctx, src)
+}
+
+// loadManifest resolves src once and runs opts.Verify on the digest before
+// the manifest is parsed. A registry source resolves with one GET that also
+// returns the manifest bytes (artifact.ManifestResolver): they are held,
+// unparsed, until Verify has passed, and no second request is needed.
+func loadManifest(ctx context.Context, src artifact.Source, opts Options) (*artifact.LoadedManifest, error) {
+	var (
+		desc ocispec.Descriptor
+		raw  []byte
+		err  error
+	)
+	if r, ok := src.(artifact.ManifestResolver); ok {
+		desc, raw, err = r.ResolveManifest(ctx)
+	} else {
+		desc, err = src.Resolve(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -65,18 +115,31 @@ func Load(ctx context.Context, src artifact.Source, opts Options) (*artifact.Loa
 			return nil, err
 		}
 	}
-	return artifact.LoadDigest(ctx, src, desc)
+	return artifact.LoadManifest(ctx, src, desc, raw)
 }
 
 // Unpack fetches the content layer of an already loaded (and, by the caller,
 // verified) artifact and places its tree at dir.
-func Unpack(ctx context.Context, src artifact.Source, loaded *artifact.Loaded, dir string, opts Options) (res *Result, err error) {
+func Unpack(ctx context.Context, src artifact.Source, loaded *artifact.Loaded, dir string, opts Options) (*Result, error) {
+	return unpack(ctx, src, loaded.LoadedManifest, dir, opts, func() (*artifact.Loaded, error) { return loaded, nil })
+}
+
+// unpack fetches and extracts the content layer of m into a staging
+// directory, then waits for config (the loaded config blob, which may still
+// be in flight), checks the tree against it and renames it into place.
+func unpack(ctx context.Context, src artifact.Source, m *artifact.LoadedManifest, dir string, opts Options,
+	config func() (*artifact.Loaded, error)) (res *Result, err error) {
 	limits := archive.DefaultLimits()
 	if opts.Limits != nil {
 		limits = opts.Limits.Normalized()
 	}
 	if err := checkTarget(dir, opts.Force); err != nil {
 		return nil, err
+	}
+	layer := m.Content
+	if layer.Size > limits.MaxTotalSize {
+		return nil, fmt.Errorf("%s: content layer %s is %d bytes, more than the total size limit of %d: %w",
+			m.Ref, layer.Digest, layer.Size, limits.MaxTotalSize, archive.ErrLimit)
 	}
 	stage, err := newStaging(dir)
 	if err != nil {
@@ -87,25 +150,13 @@ func Unpack(ctx context.Context, src artifact.Source, loaded *artifact.Loaded, d
 			err = cerr
 		}
 	}()
-	layer := loaded.Content
-	if layer.Size > limits.MaxTotalSize {
-		return nil, fmt.Errorf("%s: content layer %s is %d bytes, more than the total size limit of %d: %w",
-			loaded.Ref, layer.Digest, layer.Size, limits.MaxTotalSize, archive.ErrLimit)
-	}
-	spool, err := stage.spool()
+	stats, err := fetchExtract(ctx, src, m, stage, limits)
 	if err != nil {
 		return nil, err
 	}
-	defer spool.Close()
-	if err := src.FetchBlob(ctx, layer, spool); err != nil {
-		return nil, fmt.Errorf("%s: content layer: %w", loaded.Ref, err)
-	}
-	if _, err := spool.Seek(0, io.SeekStart); err != nil {
-		return nil, err
-	}
-	stats, err := archive.Extract(ctx, spool, layer.Size, stage.tree(), limits)
+	loaded, err := config()
 	if err != nil {
-		return nil, fmt.Errorf("%s: content layer %s: %w", loaded.Ref, layer.Digest, err)
+		return nil, err
 	}
 	if err := checkTree(stage.tree(), loaded); err != nil {
 		return nil, err
@@ -114,6 +165,28 @@ func Unpack(ctx context.Context, src artifact.Source, loaded *artifact.Loaded, d
 		return nil, err
 	}
 	return &Result{Loaded: loaded, Dir: dir, Stats: stats}, nil
+}
+
+// fetchExtract spools the content layer into the staging directory, checks
+// its size and digest, and only then extracts it into the staging tree.
+func fetchExtract(ctx context.Context, src artifact.Source, m *artifact.LoadedManifest, stage *staging, limits archive.Limits) (archive.Stats, error) {
+	layer := m.Content
+	spool, err := stage.spool()
+	if err != nil {
+		return archive.Stats{}, err
+	}
+	defer spool.Close()
+	if err := src.FetchBlob(ctx, layer, spool); err != nil {
+		return archive.Stats{}, fmt.Errorf("%s: content layer: %w", m.Ref, err)
+	}
+	if _, err := spool.Seek(0, io.SeekStart); err != nil {
+		return archive.Stats{}, fmt.Errorf("%s: content layer %s: %w", m.Ref, layer.Digest, err)
+	}
+	stats, err := archive.Extract(ctx, spool, layer.Size, stage.tree(), limits)
+	if err != nil {
+		return stats, fmt.Errorf("%s: content layer %s: %w", m.Ref, layer.Digest, err)
+	}
+	return stats, nil
 }
 
 // checkTree makes sure the unpacked addon.yaml is the one the config blob

@@ -51,7 +51,7 @@ func (c *Client) Resolve(ctx context.Context, ref Reference) (ocispec.Descriptor
 	}
 	desc, err := c.headManifest(ctx, repo, target, alg, trusted)
 	if errors.Is(err, errNeedGET) {
-		desc, err = c.getManifestDescriptor(ctx, repo, target, alg)
+		desc, _, err = c.getManifest(ctx, repo, target, alg)
 	}
 	if err != nil {
 		return ocispec.Descriptor{}, wrapErr("resolve", name, err)
@@ -89,34 +89,37 @@ func (c *Client) headManifest(ctx context.Context, repo *remote.Repository, targ
 	return ocispec.Descriptor{MediaType: mt, Digest: dg, Size: resp.ContentLength}, nil
 }
 
-func (c *Client) getManifestDescriptor(ctx context.Context, repo *remote.Repository, target string, alg digest.Algorithm) (ocispec.Descriptor, error) {
+// getManifest GETs the manifest named by target (a tag or a digest), bounded
+// by MaxManifestSize, and describes it with the digest computed from the
+// bytes received: the descriptor and the body always agree.
+func (c *Client) getManifest(ctx context.Context, repo *remote.Repository, target string, alg digest.Algorithm) (ocispec.Descriptor, []byte, error) {
 	resp, err := c.get(ctx, repo, http.MethodGet, "manifests", target, manifestAccept)
 	if err != nil {
-		return ocispec.Descriptor{}, err
+		return ocispec.Descriptor{}, nil, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return ocispec.Descriptor{}, parseErrorResponse(resp)
+		return ocispec.Descriptor{}, nil, parseErrorResponse(resp)
 	}
 	limit := c.opts.MaxManifestSize
 	if resp.ContentLength > limit {
-		return ocispec.Descriptor{}, fmt.Errorf("%w: manifest is %d bytes, limit %d", ErrTooLarge, resp.ContentLength, limit)
+		return ocispec.Descriptor{}, nil, fmt.Errorf("%w: manifest is %d bytes, limit %d", ErrTooLarge, resp.ContentLength, limit)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return ocispec.Descriptor{}, fmt.Errorf("%w: manifest body shorter than Content-Length %d: %w", ErrSizeMismatch, resp.ContentLength, err)
+		return ocispec.Descriptor{}, nil, fmt.Errorf("%w: manifest body shorter than Content-Length %d: %w", ErrSizeMismatch, resp.ContentLength, err)
 	}
 	if err != nil {
-		return ocispec.Descriptor{}, fmt.Errorf("read manifest: %w", err)
+		return ocispec.Descriptor{}, nil, fmt.Errorf("read manifest: %w", err)
 	}
 	if int64(len(body)) > limit {
-		return ocispec.Descriptor{}, fmt.Errorf("%w: manifest exceeds %d bytes", ErrTooLarge, limit)
+		return ocispec.Descriptor{}, nil, fmt.Errorf("%w: manifest exceeds %d bytes", ErrTooLarge, limit)
 	}
 	dg := alg.FromBytes(body)
 	if hd, err := headerDigestOf(resp.Header); err != nil {
-		return ocispec.Descriptor{}, err
+		return ocispec.Descriptor{}, nil, err
 	} else if hd != "" && hd.Algorithm() == alg && hd != dg {
-		return ocispec.Descriptor{}, fmt.Errorf("%w: %s header says %s, content is %s", ErrDigestMismatch, headerDigest, hd, dg)
+		return ocispec.Descriptor{}, nil, fmt.Errorf("%w: %s header says %s, content is %s", ErrDigestMismatch, headerDigest, hd, dg)
 	}
 	mt := mediaType(resp.Header)
 	if mt == "" || mt == "application/octet-stream" || mt == "text/plain" {
@@ -127,7 +130,7 @@ func (c *Client) getManifestDescriptor(ctx context.Context, repo *remote.Reposit
 			mt = m.MediaType
 		}
 	}
-	return ocispec.Descriptor{MediaType: mt, Digest: dg, Size: int64(len(body))}, nil
+	return ocispec.Descriptor{MediaType: mt, Digest: dg, Size: int64(len(body))}, body, nil
 }
 
 // FetchManifest fetches the manifest described by desc from ref's repository
