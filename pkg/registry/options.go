@@ -16,6 +16,11 @@ const (
 	DefaultConcurrency     = 4
 	DefaultMaxManifestSize = 4 << 20 // 4 MiB
 	DefaultUserAgent       = "addonpack/dev"
+	// idleConnsPerHost is how many idle keep-alive connections the default
+	// transport keeps per registry host. Go's default of 2 makes every
+	// request beyond the second in flight open (and then close) a new
+	// connection; batch commands keep more than that in flight.
+	idleConnsPerHost = 32
 )
 
 // Options configures a Client. The zero value is usable: HTTPS for every
@@ -43,7 +48,8 @@ type Options struct {
 	// The CLI sets "addonpack/<version>".
 	UserAgent string
 	// Transport is the base transport. nil means a clone of
-	// http.DefaultTransport with the TLS settings above. A *http.Transport
+	// http.DefaultTransport with the TLS settings above and 32 idle
+	// connections kept per host (instead of 2). A *http.Transport
 	// is cloned and gets the TLS settings applied; any other RoundTripper is
 	// used as is and cannot be combined with RootCAs/InsecureSkipTLSVerify.
 	Transport http.RoundTripper
@@ -82,6 +88,7 @@ func (o Options) baseTransport() (http.RoundTripper, error) {
 			return nil, errors.New("registry: http.DefaultTransport is not an *http.Transport")
 		}
 		t = dt.Clone()
+		t.MaxIdleConnsPerHost = idleConnsPerHost
 	case *http.Transport:
 		if !tlsSet {
 			return rt, nil
