@@ -21,6 +21,8 @@ type Client struct {
 	base    http.RoundTripper // TLS settings, no retry, no auth
 	auth    *auth.Client      // credentials, token cache, User-Agent, retries
 	schemes schemeCache
+	// referrers remembers which hosts serve the referrers API.
+	referrers referrersCaps
 	// downloads bounds concurrent blob downloads (Options.Concurrency).
 	downloads chan struct{}
 }

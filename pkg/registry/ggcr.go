@@ -24,6 +24,7 @@ func (c *Client) Referrers(ctx context.Context, ref Reference, subject ocispec.D
 	if err != nil {
 		return nil, false, fmt.Errorf("referrers %s: %w", name, err)
 	}
+	c.referrers.apply(ref.Registry, repo)
 	err = repo.Referrers(ctx, subject, artifactType, func(page []ocispec.Descriptor) error {
 		for _, d := range page {
 			if max > 0 && len(list) >= max {
@@ -34,6 +35,9 @@ func (c *Client) Referrers(ctx context.Context, ref Reference, subject ocispec.D
 		}
 		return nil
 	})
+	if err == nil || errors.Is(err, errTooManyReferrers) {
+		c.referrers.learn(ref.Registry, repo)
+	}
 	switch {
 	case errors.Is(err, errTooManyReferrers):
 		return list, true, nil
