@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"testing/fstest"
 	"time"
 
@@ -15,7 +16,6 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
 
-	"github.com/addonpack/addonpack/pkg/archive"
 	"github.com/addonpack/addonpack/pkg/render"
 	"github.com/addonpack/addonpack/pkg/spec"
 )
@@ -47,10 +47,17 @@ func Build(ctx context.Context, dir string, store content.Pusher, opts Options) 
 	if err != nil {
 		return nil, err
 	}
-	tree, err := src.readTree()
+	spool, _ := store.(*Spool)
+	tmp := ""
+	if spool != nil {
+		tmp = spool.tempDir()
+	}
+	pk, err := src.pack(ctx, tmp, opts.limits())
 	if err != nil {
 		return nil, err
 	}
+	defer pk.remove()
+	tree := newPackedTree(src, pk)
 	cc, err := src.checkConfig(tree, opts.schemaLimits())
 	if err != nil {
 		return nil, err
@@ -71,10 +78,6 @@ func Build(ctx context.Context, dir string, store content.Pusher, opts Options) 
 		return nil, err
 	}
 
-	var layer bytes.Buffer
-	if err := archive.WriteLimits(ctx, &layer, src.memFiles(tree), opts.limits()); err != nil {
-		return nil, fmt.Errorf("packing %s: %w", dir, err)
-	}
 	cb := spec.ConfigBlob{Addon: resolved}
 	if cc != nil {
 		cb.Schema = cc.schemaJSON
@@ -94,26 +97,24 @@ func Build(ctx context.Context, dir string, store content.Pusher, opts Options) 
 	}
 
 	config := desc(spec.ConfigMediaType, configJSON, nil)
-	content := desc(spec.ContentMediaType, layer.Bytes(), map[string]string{spec.AnnotationTitle: spec.ContentTitle})
-	manifest := spec.NewManifest(config, content, annotations)
+	manifest := spec.NewManifest(config, pk.desc, annotations)
 	manifestJSON, err := json.Marshal(manifest)
 	if err != nil {
 		return nil, err
 	}
 	root := desc(spec.ManifestMediaType, manifestJSON, nil)
 	root.ArtifactType = spec.ArtifactType
-	for _, b := range []blob{{config, configJSON}, {content, layer.Bytes()}, {root, manifestJSON}} {
-		if err := pushOnce(ctx, store, b); err != nil {
-			return nil, err
-		}
+	if err := pushOnce(ctx, store, config, bytes.NewReader(configJSON)); err != nil {
+		return nil, err
+	}
+	if err := pushLayer(ctx, store, spool, pk); err != nil {
+		return nil, err
+	}
+	if err := pushOnce(ctx, store, root, bytes.NewReader(manifestJSON)); err != nil {
+		return nil, err
 	}
 	root.Annotations = annotations
 	return &Result{Manifest: root, Addon: &resolved, Annotations: annotations, Layers: manifest.Layers}, nil
-}
-
-type blob struct {
-	desc ocispec.Descriptor
-	data []byte
 }
 
 func desc(mediaType string, data []byte, annotations map[string]string) ocispec.Descriptor {
@@ -125,16 +126,37 @@ type existenceChecker interface {
 	Exists(ctx context.Context, target ocispec.Descriptor) (bool, error)
 }
 
-func pushOnce(ctx context.Context, store content.Pusher, b blob) error {
+func pushOnce(ctx context.Context, store content.Pusher, d ocispec.Descriptor, r io.Reader) error {
 	if ec, ok := store.(existenceChecker); ok {
-		if ok, err := ec.Exists(ctx, b.desc); err == nil && ok {
+		if ok, err := ec.Exists(ctx, d); err == nil && ok {
 			return nil
 		}
 	}
-	if err := store.Push(ctx, b.desc, bytes.NewReader(b.data)); err != nil {
-		return fmt.Errorf("storing %s %s: %w", b.desc.MediaType, b.desc.Digest, err)
+	if err := store.Push(ctx, d, r); err != nil {
+		return fmt.Errorf("storing %s %s: %w", d.MediaType, d.Digest, err)
 	}
 	return nil
+}
+
+// pushLayer hands the layer file to a Spool (a rename), or streams it into
+// any other store.
+func pushLayer(ctx context.Context, store content.Pusher, spool *Spool, pk *packed) error {
+	if spool != nil {
+		if ok, _ := spool.Exists(ctx, pk.desc); ok {
+			return nil
+		}
+		if err := spool.adopt(pk.desc, pk.path); err != nil {
+			return err
+		}
+		pk.path = ""
+		return nil
+	}
+	f, err := os.Open(pk.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return pushOnce(ctx, store, pk.desc, f)
 }
 
 // readTree reads every package file once into memory, as the fs.FS the
@@ -153,17 +175,6 @@ func (s *source) readTree() (fstest.MapFS, error) {
 		tree[f.Path] = &fstest.MapFile{Data: data, Mode: mode}
 	}
 	return tree, nil
-}
-
-// memFiles returns the scanned files with their content served from tree.
-func (s *source) memFiles(tree fstest.MapFS) []archive.File {
-	out := make([]archive.File, len(s.files))
-	for i, f := range s.files {
-		data := tree[f.Path].Data
-		f.Open = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
-		out[i] = f
-	}
-	return out
 }
 
 // annotations returns the manifest annotations; created and revision come

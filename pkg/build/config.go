@@ -1,9 +1,9 @@
 package build
 
 import (
+	"io/fs"
 	"path"
 	"path/filepath"
-	"testing/fstest"
 
 	"github.com/addonpack/addonpack/pkg/config"
 	"github.com/addonpack/addonpack/pkg/schema"
@@ -19,7 +19,7 @@ type configCheck struct {
 // checkConfig compiles the schema and validates the packed defaults, as a
 // consumer with no values of its own would get them. It returns nil when
 // addon.yaml declares no config.
-func (s *source) checkConfig(tree fstest.MapFS, limits schema.Limits) (*configCheck, error) {
+func (s *source) checkConfig(tree fs.FS, limits schema.Limits) (*configCheck, error) {
 	t, err := config.Load(tree, s.addon, limits, s.displayPath)
 	if err != nil || t == nil {
 		return nil, err

@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"oras.land/oras-go/v2/content/memory"
-
 	"github.com/addonpack/addonpack/pkg/layout"
 )
 
@@ -22,7 +20,11 @@ type Output struct {
 
 // Package builds dir and writes the artifact to out.
 func Package(ctx context.Context, dir string, out Output, opts Options) (*Result, error) {
-	store := memory.New()
+	store, err := NewSpool("")
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
 	res, err := Build(ctx, dir, store, opts)
 	if err != nil {
 		return nil, err

@@ -12,7 +12,6 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
-	"oras.land/oras-go/v2/content/memory"
 
 	"github.com/addonpack/addonpack/pkg/build"
 	"github.com/addonpack/addonpack/pkg/layout"
@@ -52,6 +51,13 @@ type opened struct {
 	root   ocispec.Descriptor
 	build  *build.Result // nil for a prebuilt layout
 	layout bool
+	close  func() error // releases the store, if it needs it
+}
+
+func (o *opened) release() {
+	if o.close != nil {
+		o.close()
+	}
 }
 
 // Push builds src (an add-on source directory, or an OCI layout directory or
@@ -92,6 +98,7 @@ func Push(ctx context.Context, dst Pusher, src string, ref registry.Reference, o
 	if err != nil {
 		return nil, join(err)
 	}
+	defer o.release()
 	select { // the unlock may already have failed: then upload nothing
 	case uerr := <-unlocked:
 		unlocked = nil
@@ -138,10 +145,14 @@ func open(ctx context.Context, src string, opts Options) (*opened, error) {
 		}
 		return &opened{store: store, root: root, layout: true}, nil
 	}
-	store := memory.New()
-	res, err := build.Build(ctx, src, store, opts.Build)
+	store, err := build.NewSpool("")
 	if err != nil {
 		return nil, err
 	}
-	return &opened{store: store, root: res.Manifest, build: res}, nil
+	res, err := build.Build(ctx, src, store, opts.Build)
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	return &opened{store: store, root: res.Manifest, build: res, close: store.Close}, nil
 }
