@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
@@ -62,15 +61,21 @@ func Extract(ctx context.Context, r io.Reader, compressedSize int64, dir string,
 	}
 
 	cr := &compressedReader{r: r, limit: compressedSize}
-	br := bufio.NewReader(cr) // an io.ByteReader: gzip reads no further than its member
+	br := bufio.NewReaderSize(cr, readSize) // an io.ByteReader: gzip reads no further than its member
 	zr, err := gzip.NewReader(br)
 	if err != nil {
 		return Stats{}, fmt.Errorf("%w: gzip: %v", ErrFormat, err)
 	}
 	zr.Multistream(false)
 	stream := &streamReader{ctx: ctx, r: zr, limits: limits, compressed: compressedSize}
-	x := &extractor{root: root, limits: limits, tree: newTree(), stream: stream, tr: tar.NewReader(stream)}
-	if err := x.run(); err != nil {
+	x := &extractor{w: newWriter(root), limits: limits, tree: newTree(), stream: stream, tr: tar.NewReader(stream)}
+	err = x.run()
+	// The writer has applied everything queued (or failed) before Extract
+	// returns: no goroutine and no descriptor outlives the call.
+	if werr := x.w.finish(); werr != nil {
+		return x.stats, werr
+	}
+	if err != nil {
 		return x.stats, err
 	}
 	if err := drainPadding(stream); err != nil {
@@ -104,8 +109,11 @@ func checkEmpty(root *os.Root) error {
 	return nil
 }
 
+// readSize is the read size on the compressed stream (a spooled file).
+const readSize = 128 << 10
+
 type extractor struct {
-	root   *os.Root
+	w      *writer // the file-system side, on its own goroutine
 	limits Limits
 	tree   *tree
 	stream *streamReader
@@ -243,11 +251,7 @@ func (x *extractor) mkdirs(dirs []string) error {
 		if x.tree.entries > x.limits.MaxEntries {
 			return fmt.Errorf("%w: more than %d entries", ErrLimit, x.limits.MaxEntries)
 		}
-		native := filepath.FromSlash(d)
-		if err := x.root.Mkdir(native, 0o755); err != nil {
-			return err
-		}
-		if err := x.root.Chmod(native, 0o755); err != nil { // undo the umask
+		if err := x.w.send(op{kind: opMkdir, name: d}); err != nil {
 			return err
 		}
 		x.stats.Dirs++

@@ -6,56 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 )
-
-// file unpacks the regular file name (already validated and recorded).
-func (x *extractor) file(name string, hdr *tar.Header) error {
-	if x.tree.entries > x.limits.MaxEntries {
-		return fmt.Errorf("%w: more than %d entries", ErrLimit, x.limits.MaxEntries)
-	}
-	if hdr.Size > x.limits.MaxFileSize {
-		return fmt.Errorf("%w: file is %d bytes, limit %d", ErrLimit, hdr.Size, x.limits.MaxFileSize)
-	}
-	remaining := x.limits.MaxTotalSize - x.stats.Bytes
-	if hdr.Size > remaining {
-		return fmt.Errorf("%w: total size exceeds %d bytes", ErrLimit, x.limits.MaxTotalSize)
-	}
-	mode := os.FileMode(0o644)
-	if hdr.Mode&0o111 != 0 {
-		mode = 0o755
-	}
-	f, err := x.root.OpenFile(filepath.FromSlash(name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if err := f.Chmod(mode); err != nil { // undo the umask
-		return err
-	}
-	// Never trust the header alone: copy at most one byte more than allowed.
-	allowed := min(x.limits.MaxFileSize, remaining)
-	n, err := io.Copy(f, io.LimitReader(x.tr, allowed+1))
-	x.stats.Bytes += n
-	if err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return fmt.Errorf("%w: content shorter than the %d bytes of its header (read %d)", ErrFormat, hdr.Size, n)
-		}
-		return wrapFormat(err)
-	}
-	if n > allowed {
-		return fmt.Errorf("%w: content exceeds %d bytes", ErrLimit, allowed)
-	}
-	if n != hdr.Size {
-		return fmt.Errorf("%w: content is %d bytes, header says %d", ErrFormat, n, hdr.Size)
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	x.stats.Files++
-	return nil
-}
 
 // maxPadding bounds the zero padding accepted after the end-of-archive
 // marker (GNU tar pads to 10 KiB records).
