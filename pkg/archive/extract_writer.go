@@ -69,8 +69,14 @@ func newWriter(root *os.Root) *writer {
 	return w
 }
 
-// send queues o, or reports that the writer has stopped.
+// send queues o, or reports that the writer has stopped (checked first, so
+// that the reader stops at its next step once the writer has failed).
 func (w *writer) send(o op) error {
+	select {
+	case <-w.stopped:
+		return errWriterStopped
+	default:
+	}
 	select {
 	case w.ops <- o:
 		return nil
@@ -83,6 +89,8 @@ func (w *writer) send(o op) error {
 // are in flight.
 func (w *writer) buffer() ([]byte, error) {
 	select {
+	case <-w.stopped:
+		return nil, errWriterStopped
 	case b := <-w.free:
 		return b, nil
 	default:

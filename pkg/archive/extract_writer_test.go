@@ -121,4 +121,3 @@ func TestWriterStopsOnError(t *testing.T) {
 		t.Errorf("an op queued after the failure was applied: %v", err)
 	}
 }
-
