@@ -39,10 +39,11 @@ func New(opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	drained := drainErrors{base}
 	ac := &auth.Client{
 		Client: &http.Client{Transport: &idempotentRetry{
-			retry: retry.NewTransport(base),
-			base:  base,
+			retry: retry.NewTransport(drained),
+			base:  drained,
 		}},
 		Credential: cred,
 		Cache:      auth.NewCache(),
