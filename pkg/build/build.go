@@ -66,7 +66,7 @@ func Build(ctx context.Context, dir string, store content.Pusher, opts Options) 
 	if cc != nil {
 		in.Config, in.Components = cc.object, cc.components
 	}
-	images, err := src.renderCheck(ctx, in)
+	images, err := src.renderCheckMemo(ctx, in, pk.desc.Digest.String(), opts)
 	if err != nil {
 		return nil, err
 	}

@@ -39,6 +39,25 @@ func (s *source) renderCheck(ctx context.Context, in render.Input) ([]string, er
 	return slices.Compact(images), nil
 }
 
+// renderCheckMemo is renderCheck, skipped for a tree opts.Memo remembers.
+func (s *source) renderCheckMemo(ctx context.Context, in render.Input, layer string, opts Options) ([]string, error) {
+	memo := opts.memo()
+	if memo == nil {
+		return s.renderCheck(ctx, in)
+	}
+	key := opts.memoKey(layer, in.Root)
+	if images, ok := memo.Validated(key); ok {
+		return images, nil
+	}
+	images, err := s.renderCheck(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	// Failing to remember only costs the next build time.
+	_ = memo.RememberValidated(key, images)
+	return images, nil
+}
+
 // checkImages derives spec.images from the rendered output when addon.yaml
 // omits them, and otherwise requires every rendered image to be declared,
 // so the list consumers rely on (for mirroring, scanning, relocation) is

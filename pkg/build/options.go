@@ -26,6 +26,12 @@ type Options struct {
 	Limits *archive.Limits
 	// SchemaLimits bound the config schema; zero means schema.DefaultLimits().
 	SchemaLimits *schema.Limits
+	// Memo, with Renderer, skips the render check of a tree that passed
+	// it before (same layer digest, same renderer).
+	Memo Memo
+	// Renderer identifies the program doing the render check (its
+	// version and build, kustomize's version); Memo is not used without it.
+	Renderer string
 }
 
 func (o Options) limits() archive.Limits {

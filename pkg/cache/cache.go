@@ -51,13 +51,13 @@ func (c *Cache) WithRecordKey(key []byte) *Cache {
 // world-writable cache. A cache restored from an untrusted source is not
 // detected: do not do that (or pass --no-cache).
 func Open(dir string) (*Cache, error) {
-	for _, sub := range []string{"blobs", "refs", "verified", "tmp"} {
+	for _, sub := range []string{"blobs", "refs", "verified", "validated", "tmp"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
 			return nil, fmt.Errorf("cache %s: %w", dir, err)
 		}
 	}
 	c := &Cache{dir: dir, private: true}
-	for _, d := range []string{dir, filepath.Join(dir, "refs"), filepath.Join(dir, "verified")} {
+	for _, d := range []string{dir, filepath.Join(dir, "refs"), filepath.Join(dir, "verified"), filepath.Join(dir, "validated")} {
 		c.private = c.private && ownedPrivately(d)
 	}
 	return c, nil

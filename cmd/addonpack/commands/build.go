@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -63,6 +65,11 @@ SOURCE_DATE_EPOCH, else the git commit time, else 1970-01-01) and revision (the 
 // buildOptions reads SOURCE_DATE_EPOCH and enables git facts.
 func (g *globals) buildOptions(context.Context) (build.Options, error) {
 	opts := build.Options{VCS: vcs.Git{}}
+	// Trees that passed the render check are remembered in the cache
+	// (sealed records), by layer digest and this binary's identity.
+	if ch, err := g.cache(); err == nil && ch != nil {
+		opts.Memo, opts.Renderer = ch, rendererID()
+	}
 	if s := g.getenv("SOURCE_DATE_EPOCH"); s != "" {
 		secs, err := strconv.ParseInt(s, 10, 64)
 		if err != nil || secs < 0 || strings.Trim(s, "0123456789") != "" {
@@ -72,4 +79,39 @@ func (g *globals) buildOptions(context.Context) (build.Options, error) {
 		opts.Created = &t
 	}
 	return opts, nil
+}
+
+// rendererID identifies this binary for remembered render checks: its
+// version, VCS revision, kustomize's version and, for builds without a
+// release version, the executable's size and modification time, so that a
+// rebuilt development binary does not trust its predecessor's checks.
+func rendererID() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", bi.Main.Version, bi.GoVersion)
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
+			fmt.Fprintf(&b, " %s=%s", s.Key, s.Value)
+		}
+	}
+	for _, d := range bi.Deps {
+		if strings.HasPrefix(d.Path, "sigs.k8s.io/kustomize/") {
+			fmt.Fprintf(&b, " %s@%s", d.Path, d.Version)
+		}
+	}
+	if bi.Main.Version == "" || bi.Main.Version == "(devel)" || strings.Contains(bi.Main.Version, "+dirty") {
+		exe, err := os.Executable()
+		if err != nil {
+			return ""
+		}
+		fi, err := os.Stat(exe)
+		if err != nil {
+			return ""
+		}
+		fmt.Fprintf(&b, " exe=%d@%d", fi.Size(), fi.ModTime().UnixNano())
+	}
+	return b.String()
 }
