@@ -58,8 +58,11 @@ func (h *harness) publishConsume(rep int, reg, host, name, dir string) error {
 		h.add("publish-"+name, "peer", reg, p.wall, p.rss, p.steps)
 		return nil
 	}
+	// A first publish: an empty cache, as on a fresh CI machine, so the
+	// render check runs.
+	cacheDir := filepath.Join(scratch, "ap-cache")
 	runAP := func() error {
-		r, err := h.exec(nil, "", h.ap, "push", dir, apRef, "--key", h.key)
+		r, err := h.exec(nil, "", h.ap, "push", dir, apRef, "--key", h.key, "--cache-dir", cacheDir)
 		if err != nil {
 			return err
 		}
@@ -67,7 +70,20 @@ func (h *harness) publishConsume(rep int, reg, host, name, dir string) error {
 		h.add("publish-"+name, "addonpack", reg, r.wall, r.rssKB, nil)
 		return nil
 	}
+	// The same tree published again with that cache (a retried job, a
+	// second registry): the render check is remembered.
+	republish := func() error {
+		r, err := h.exec(nil, "", h.ap, "push", dir, apRef+"-again", "--key", h.key, "--cache-dir", cacheDir)
+		if err != nil {
+			return err
+		}
+		h.add("publish-"+name, "addonpack (re-publish, check remembered)", reg, r.wall, r.rssKB, nil)
+		return nil
+	}
 	if err := inOrder(peerFirst, runPeer, runAP); err != nil {
+		return err
+	}
+	if err := republish(); err != nil {
 		return err
 	}
 
@@ -121,7 +137,7 @@ func (h *harness) publishConsume(rep int, reg, host, name, dir string) error {
 // pack identically (the peer does not render).
 func (h *harness) apPublishOnly(rep int, reg, host, name, dir string) error {
 	ref := fmt.Sprintf("%s/pub/%s-ap-r%d:1.0.0", host, name, rep)
-	r, err := h.exec(nil, "", h.ap, "push", dir, ref, "--key", h.key)
+	r, err := h.exec(nil, "", h.ap, "push", dir, ref, "--key", h.key, "--no-cache")
 	if err != nil {
 		return err
 	}
