@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -20,7 +21,11 @@ type Memo interface {
 // the policy and the repository it was verified in, since a policy's scopes
 // give different repositories different rules.
 func MemoKey(p *Policy, ref registry.Reference) string {
-	return p.Digest() + " " + ref.Repo()
+	return memoKey(p.Digest(), ref)
+}
+
+func memoKey(policyDigest string, ref registry.Reference) string {
+	return policyDigest + " " + ref.Repo()
 }
 
 // BatchOptions tune All.
@@ -53,6 +58,14 @@ func All(ctx context.Context, c *registry.Client, refs []registry.Reference, p *
 		o.Concurrency = 8
 	}
 	out := make([]Outcome, len(refs))
+	if p == nil {
+		err := fmt.Errorf("verify: %w: no policy", ErrPolicy)
+		for i, ref := range refs {
+			out[i] = Outcome{Reference: ref.String(), Err: err, Error: err.Error()}
+		}
+		return out
+	}
+	pd := p.Digest() // once: the policy is immutable
 	sem := make(chan struct{}, o.Concurrency)
 	var wg sync.WaitGroup
 	for i, ref := range refs {
@@ -61,14 +74,14 @@ func All(ctx context.Context, c *registry.Client, refs []registry.Reference, p *
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			out[i] = one(ctx, c, ref, p, o)
+			out[i] = one(ctx, c, ref, p, pd, o)
 		}()
 	}
 	wg.Wait()
 	return out
 }
 
-func one(ctx context.Context, c *registry.Client, ref registry.Reference, p *Policy, o BatchOptions) Outcome {
+func one(ctx context.Context, c *registry.Client, ref registry.Reference, p *Policy, pd string, o BatchOptions) Outcome {
 	oc := Outcome{Reference: ref.String()}
 	fail := func(err error) Outcome {
 		oc.Err, oc.Error = err, err.Error()
@@ -79,12 +92,12 @@ func one(ctx context.Context, c *registry.Client, ref registry.Reference, p *Pol
 		return fail(err)
 	}
 	oc.Digest = desc.Digest
-	key := MemoKey(p, ref)
+	key := memoKey(pd, ref)
 	if o.Memo != nil && o.Memo.Verified(desc.Digest, key, o.MaxAge) {
 		oc.Verified, oc.Cached = true, true
 		return oc
 	}
-	res, err := Verify(ctx, Target{Client: c, Ref: ref}, desc, p)
+	res, err := verify(ctx, Target{Client: c, Ref: ref}, desc, p, pd, options{now: time.Now()})
 	oc.Result = res
 	if err != nil {
 		return fail(err)

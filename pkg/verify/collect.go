@@ -56,17 +56,20 @@ func (c *collector) count(n int, where string) error {
 	return nil
 }
 
+// classic lists the layers of cosign's sha256-<hex>.<suffix> tag, read with
+// one GET by tag (the manifest's own digest is not what is trusted: each
+// layer is fetched by digest and its signature checked against the subject).
 func (c *collector) classic(ctx context.Context, suffix, kind string) ([]candidate, error) {
 	ref := c.t.Ref
 	ref.Tag, ref.Digest = sign.CosignTag(c.subject, suffix), ""
-	desc, err := c.t.Client.Resolve(ctx, ref)
+	_, raw, err := c.t.Client.ResolveManifest(ctx, ref)
 	if errors.Is(err, registry.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	m, err := c.manifest(ctx, ref, desc)
+	m, err := parseManifest(ref, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -137,6 +140,10 @@ func (c *collector) manifest(ctx context.Context, ref registry.Reference, d ocis
 	if err != nil {
 		return nil, err
 	}
+	return parseManifest(ref, raw)
+}
+
+func parseManifest(ref registry.Reference, raw []byte) (*ocispec.Manifest, error) {
 	var m ocispec.Manifest
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrMalformed, ref, err)

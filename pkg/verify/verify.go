@@ -71,6 +71,14 @@ func Verify(ctx context.Context, t Target, subject ocispec.Descriptor, p *Policy
 	for _, f := range opts {
 		f(&o)
 	}
+	if p == nil {
+		return nil, fmt.Errorf("verify: %w: no client or policy", ErrPolicy)
+	}
+	return verify(ctx, t, subject, p, p.Digest(), o)
+}
+
+// verify is Verify with the policy's digest computed once by the caller.
+func verify(ctx context.Context, t Target, subject ocispec.Descriptor, p *Policy, policyDigest string, o options) (*Result, error) {
 	if err := subject.Digest.Validate(); err != nil {
 		return nil, fmt.Errorf("verify: subject digest %q: %w", subject.Digest, err)
 	}
@@ -78,7 +86,7 @@ func Verify(ctx context.Context, t Target, subject ocispec.Descriptor, p *Policy
 		return nil, fmt.Errorf("verify: %w: no client or policy", ErrPolicy)
 	}
 	pinned := t.Ref.WithDigest(subject.Digest).String()
-	res := &Result{Reference: pinned, Digest: subject.Digest, Policy: p.Digest(), SignedBy: []string{},
+	res := &Result{Reference: pinned, Digest: subject.Digest, Policy: policyDigest, SignedBy: []string{},
 		Signatures: []Candidate{}, Attestations: []Candidate{}}
 	fail := func(reasons ...error) (*Result, error) {
 		for _, r := range reasons {

@@ -1,0 +1,94 @@
+package verify_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/sign"
+	"github.com/addonpack/addonpack/pkg/verify"
+	"github.com/addonpack/addonpack/testregistry"
+)
+
+// TestRequestsPerReference counts what verify.All asks the registry for
+// signed add-ons (a cosign signature and a SLSA provenance attestation,
+// provenance required): per reference one HEAD of the tag, one GET of each
+// of the .sig and .att manifests (by tag, no HEAD first), one GET of each
+// payload blob, and one referrers listing. A registry without the referrers
+// API (distribution 2.8 answers 404) is asked for it once per client; the
+// referrers tag schema is then read directly.
+func TestRequestsPerReference(t *testing.T) {
+	noAPI := testregistry.Faults{Rules: []testregistry.FaultRule{{
+		Match: testregistry.MatchPath("/referrers/"), Kind: testregistry.Status5xx, Status: http.StatusNotFound,
+	}}}
+	for _, tc := range []struct {
+		name string
+		opts []testregistry.Option
+		want map[string]int
+	}{
+		{"referrers API", nil, map[string]int{
+			"HEAD tag": 3, "GET .sig": 3, "GET .att": 3, "GET blob": 6, "GET referrers": 3,
+		}},
+		{"no referrers API", []testregistry.Option{testregistry.WithFaults(noAPI)}, map[string]int{
+			"HEAD tag": 3, "GET .sig": 3, "GET .att": 3, "GET blob": 6, "GET referrers": 1, "GET referrers tag": 3,
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			reg := testregistry.New(t, tc.opts...)
+			k := newKey(t)
+			var refs []registry.Reference
+			for i := range 3 {
+				e := pushHello(t, reg.Host(), fmt.Sprintf("addons/r%d", i), "0.1.0", "")
+				mustSign(t, e, k, sign.FormatClassic)
+				if _, err := sign.Attest(ctx, e.target, e.desc, k, slsaFor(t, e, "https://ci.example/b"), sign.Options{}); err != nil {
+					t.Fatal(err)
+				}
+				refs = append(refs, e.ref)
+			}
+			c, err := registry.New(registry.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := policyFor(t, k).WithProvenance(verify.ProvenanceRules{Required: true})
+			reg.ResetLog()
+			// One at a time, so that the referrers capability is learnt
+			// before the second reference.
+			for _, o := range verify.All(ctx, c, refs, p, verify.BatchOptions{Concurrency: 1}) {
+				if !o.Verified {
+					t.Fatalf("%s: %v", o.Reference, o.Err)
+				}
+			}
+			got := map[string]int{}
+			for _, r := range reg.Log() {
+				got[requestKind(r)]++
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Fatalf("requests for 3 references: %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func requestKind(r testregistry.Request) string {
+	switch {
+	case strings.Contains(r.Path, "/referrers/"):
+		return r.Method + " referrers"
+	case strings.Contains(r.Path, "/blobs/"):
+		return r.Method + " blob"
+	case strings.HasSuffix(r.Path, ".sig"):
+		return r.Method + " .sig"
+	case strings.HasSuffix(r.Path, ".att"):
+		return r.Method + " .att"
+	case strings.Contains(r.Path, "/manifests/sha256-"):
+		return r.Method + " referrers tag"
+	case strings.Contains(r.Path, "/manifests/sha256:"):
+		return r.Method + " manifest by digest"
+	case strings.Contains(r.Path, "/manifests/"):
+		return r.Method + " tag"
+	}
+	return r.Method + " " + r.Path
+}
