@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/klauspost/compress/gzip"
@@ -44,8 +45,24 @@ func Write(ctx context.Context, w io.Writer, files []File) error {
 // WriteLimits is Write with other limits, for packages that need more than
 // the defaults; consumers must then raise their Extract limits to match.
 func WriteLimits(ctx context.Context, w io.Writer, files []File, limits Limits) error {
-	return write(ctx, w, files, limits.normalized(), func(w io.Writer) (io.WriteCloser, error) { return newKlauspost(w) })
+	zw := compressors.Get().(*gzip.Writer)
+	defer compressors.Put(zw)
+	return write(ctx, w, files, limits.normalized(), func(w io.Writer) (io.WriteCloser, error) {
+		zw.Reset(w)
+		return zw, nil
+	})
 }
+
+// compressors reuses the pinned compressor's ~1 MB of tables between
+// writes (a batch packs hundreds of small trees). A reset writer produces
+// the same stream as a new one: the golden digest test covers both.
+var compressors = sync.Pool{New: func() any {
+	zw, err := newKlauspost(io.Discard)
+	if err != nil {
+		panic(err) // only for an invalid level, which CompressionLevel is not
+	}
+	return zw
+}}
 
 // newKlauspost returns the pinned compressor. Its Header is left zero: no
 // name, no comment, MTIME 0.
