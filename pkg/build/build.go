@@ -18,6 +18,7 @@ import (
 
 	"github.com/addonpack/addonpack/pkg/render"
 	"github.com/addonpack/addonpack/pkg/spec"
+	"github.com/addonpack/addonpack/pkg/vcs"
 )
 
 var (
@@ -37,6 +38,9 @@ type Result struct {
 	Annotations map[string]string `json:"annotations"`
 	// Layers holds the one layer: the package tree.
 	Layers []ocispec.Descriptor `json:"layers"`
+	// VCS holds the git facts of the source directory the build used
+	// (Options.VCS), for provenance; nil without Options.VCS.
+	VCS *vcs.Info `json:"-"`
 }
 
 // Build validates the add-on source in dir, packs it and pushes the config,
@@ -91,7 +95,7 @@ func Build(ctx context.Context, dir string, store content.Pusher, opts Options) 
 	if _, err := spec.ParseConfigBlob(configJSON, src.displayPath(spec.FileName)+" (resolved)"); err != nil {
 		return nil, err
 	}
-	annotations, err := opts.annotations(ctx, dir, &resolved)
+	annotations, facts, err := opts.annotations(ctx, dir, &resolved)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +118,7 @@ func Build(ctx context.Context, dir string, store content.Pusher, opts Options) 
 		return nil, err
 	}
 	root.Annotations = annotations
-	return &Result{Manifest: root, Addon: &resolved, Annotations: annotations, Layers: manifest.Layers}, nil
+	return &Result{Manifest: root, Addon: &resolved, Annotations: annotations, Layers: manifest.Layers, VCS: facts}, nil
 }
 
 func desc(mediaType string, data []byte, annotations map[string]string) ocispec.Descriptor {
@@ -179,13 +183,15 @@ func (s *source) readTree() (fstest.MapFS, error) {
 
 // annotations returns the manifest annotations; created and revision come
 // from Options, else from git, else created is Epoch.
-func (o Options) annotations(ctx context.Context, dir string, a *spec.Addon) (map[string]string, error) {
+func (o Options) annotations(ctx context.Context, dir string, a *spec.Addon) (map[string]string, *vcs.Info, error) {
 	created, revision := Epoch(), o.Revision
+	var facts *vcs.Info
 	if o.VCS != nil {
 		info, err := o.VCS.Describe(ctx, dir)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		facts = &info
 		if !info.Time.IsZero() {
 			created = info.Time
 		}
@@ -214,5 +220,5 @@ func (o Options) annotations(ctx context.Context, dir string, a *spec.Addon) (ma
 	set(spec.AnnotationLicenses, a.Spec.License)
 	set(spec.AnnotationURL, a.Spec.Homepage)
 	set(spec.AnnotationConfigType, a.ConfigType())
-	return m, nil
+	return m, facts, nil
 }

@@ -106,14 +106,10 @@ func factsFor(ctx context.Context, src string, ref registry.Reference, o *opened
 	if o.build != nil {
 		f.AddonName, f.AddonVersion = o.build.Addon.Metadata.Name, o.build.Addon.Spec.Version
 		layers = o.build.Layers
-		if opts.Build.VCS != nil {
-			info, err := opts.Build.VCS.Describe(ctx, src)
-			if err != nil {
-				return f, err
-			}
-			if info.Commit != "" {
-				f.Source = &provenance.Source{URL: info.RemoteURL, Commit: info.Commit, Dirty: info.Dirty}
-			}
+		// The git facts the build recorded: asking git again costs a few
+		// processes per add-on and could see another state.
+		if info := o.build.VCS; info != nil && info.Commit != "" {
+			f.Source = &provenance.Source{URL: info.RemoteURL, Commit: info.Commit, Dirty: info.Dirty}
 		}
 		m, err := manifestOf(ctx, o)
 		if err != nil {
