@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/addonpack/addonpack/pkg/keys"
 	"github.com/addonpack/addonpack/pkg/registry"
 )
 
@@ -23,7 +24,7 @@ type Outcome struct {
 }
 
 // All pushes (and, with opts.Sign, signs and attests) many add-ons in one
-// process: the key is unlocked once, the registry client (connections,
+// process: the key is unlocked once (while the first add-ons build), the registry client (connections,
 // tokens) is shared, and at most concurrency items are in flight (4 by
 // default). Outcomes are in the order of items; one failure does not stop
 // the others.
@@ -31,13 +32,16 @@ func All(ctx context.Context, dst *registry.Client, items []Item, opts Options, 
 	if concurrency <= 0 {
 		concurrency = 4
 	}
+	var unlock func() (*keys.Signer, error)
 	if opts.Sign != nil && opts.Sign.Signer == nil && opts.Sign.Unlock != nil {
-		s, err := opts.Sign.Unlock(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("unlocking the signing key: %w", err)
-		}
+		// One unlock for the batch, on the other core while the first
+		// add-ons build and upload; each waits for it before writing its
+		// manifest (see Push).
+		first := opts.Sign.Unlock
+		unlock = sync.OnceValues(func() (*keys.Signer, error) { return first(ctx) })
+		go unlock()
 		so := *opts.Sign
-		so.Signer, so.Unlock = s, nil
+		so.Unlock = func(context.Context) (*keys.Signer, error) { return unlock() }
 		opts.Sign = &so
 	}
 	out := make([]Outcome, len(items))
@@ -57,5 +61,10 @@ func All(ctx context.Context, dst *registry.Client, items []Item, opts Options, 
 		}()
 	}
 	wg.Wait()
+	if unlock != nil {
+		if _, err := unlock(); err != nil {
+			return nil, fmt.Errorf("unlocking the signing key: %w", err)
+		}
+	}
 	return out, nil
 }

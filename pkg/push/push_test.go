@@ -119,3 +119,29 @@ func TestUnlockFailurePushesNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestAllUnlockFailure: a batch whose key cannot be unlocked fails as a
+// whole and writes no manifest, though the add-ons built while it was
+// being unlocked.
+func TestAllUnlockFailure(t *testing.T) {
+	reg := testregistry.New(t)
+	c, _ := registry.New(registry.Options{})
+	var items []push.Item
+	for _, name := range []string{"a", "b", "c"} {
+		ref, _ := registry.ParseReference(reg.Host() + "/batch/" + name + ":0.1.0")
+		items = append(items, push.Item{Src: hello, Ref: ref})
+	}
+	wrong := errors.New("wrong password")
+	calls := 0
+	_, err := push.All(context.Background(), c, items, push.Options{Sign: &push.SignOptions{
+		Unlock: func(context.Context) (*keys.Signer, error) { calls++; time.Sleep(50 * time.Millisecond); return nil, wrong },
+	}}, 2)
+	if !errors.Is(err, wrong) || calls != 1 {
+		t.Fatalf("got %v after %d unlocks, want the unlock error after one", err, calls)
+	}
+	for _, r := range reg.Log() {
+		if strings.Contains(r.Path, "/manifests/") && r.Method != "GET" && r.Method != "HEAD" {
+			t.Fatalf("a failed unlock still wrote a manifest: %s %s", r.Method, r.Path)
+		}
+	}
+}
