@@ -52,14 +52,9 @@ func signAndAttest(ctx context.Context, c *registry.Client, src string, ref regi
 	so := opts.Sign
 	t := sign.Target{Client: c, Ref: ref}
 	sopts := sign.Options{Format: so.Format, Annotations: so.Annotations}
-	sig, err := sign.Sign(ctx, t, o.root, so.Signer, sopts)
-	if err != nil {
-		return nil, err
-	}
-	out := []sign.Result{*sig}
 	facts, err := factsFor(ctx, src, ref, o, opts)
 	if err != nil {
-		return out, err
+		return nil, err
 	}
 	facts.StartedOn = started
 	now := time.Now
@@ -69,15 +64,37 @@ func signAndAttest(ctx context.Context, c *registry.Client, src string, ref regi
 	facts.FinishedOn = now()
 	st, err := provenance.New(facts)
 	if err != nil {
-		return out, err
+		return nil, err
 	}
 	raw, err := provenance.Marshal(st)
 	if err != nil {
-		return out, err
+		return nil, err
 	}
-	att, err := sign.Attest(ctx, t, o.root, so.Signer, raw, sopts)
+	attest := func() (*sign.Result, error) { return sign.Attest(ctx, t, o.root, so.Signer, raw, sopts) }
+
+	// Classic signatures and attestations live under two tags of their
+	// own: store both at once. Bundles may share the referrers index tag
+	// (registries without the referrers API), which is read, changed and
+	// written back: one at a time.
+	var att *sign.Result
+	var attErr error
+	done := make(chan struct{})
+	if f, _ := sign.ParseFormat(string(so.Format)); f == sign.FormatClassic {
+		go func() { att, attErr = attest(); close(done) }()
+	} else {
+		close(done)
+	}
+	sig, err := sign.Sign(ctx, t, o.root, so.Signer, sopts)
+	<-done
 	if err != nil {
-		return out, err
+		return nil, err
+	}
+	out := []sign.Result{*sig}
+	if f, _ := sign.ParseFormat(string(so.Format)); f != sign.FormatClassic {
+		att, attErr = attest()
+	}
+	if attErr != nil {
+		return out, attErr
 	}
 	return append(out, *att), nil
 }
