@@ -67,23 +67,31 @@ var mu sync.Mutex
 // Kustomize's errors are wrapped, prefixed with the root:
 // "kustomize build deploy/: ...". A panic inside kustomize (it has some, e.g.
 // on a namespace containing a comma) is returned as an error.
-func Build(ctx context.Context, in Input) (out []byte, err error) {
+func Build(ctx context.Context, in Input) ([]byte, error) {
+	return guarded(ctx, in, build)
+}
+
+// guarded runs f on in's root with the checks and error form Build
+// documents: the context first, a valid root, kustomize's panics returned
+// as errors, errors prefixed "kustomize build ROOT/: ".
+func guarded[T any](ctx context.Context, in Input, f func(context.Context, Input, string) (T, error)) (out T, err error) {
+	var zero T
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("kustomize build: %w", err)
+		return zero, fmt.Errorf("kustomize build: %w", err)
 	}
 	root := path.Clean(in.Root) // "" becomes "."
 	if !fs.ValidPath(root) {
-		return nil, fmt.Errorf("kustomize build: invalid root %q: want a slash path inside the package", in.Root)
+		return zero, fmt.Errorf("kustomize build: invalid root %q: want a slash path inside the package", in.Root)
 	}
 	prefix := "kustomize build " + displayDir(root)
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = nil, fmt.Errorf("%s: %w: %v", prefix, errPanic, r)
+			out, err = zero, fmt.Errorf("%s: %w: %v", prefix, errPanic, r)
 		}
 	}()
-	out, err = build(ctx, in, root)
+	out, err = f(ctx, in, root)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", prefix, err)
+		return zero, fmt.Errorf("%s: %w", prefix, err)
 	}
 	return out, nil
 }

@@ -3,7 +3,6 @@ package render
 import (
 	"context"
 	"fmt"
-	"path"
 	"slices"
 
 	"sigs.k8s.io/kustomize/api/resmap"
@@ -21,22 +20,8 @@ import (
 // anything that encoding could reject or change (anchors, aliases, merge
 // keys, non-string keys, unusual tags, infinite or NaN floats), so that an
 // error Build would report is reported here too.
-func Check(ctx context.Context, in Input) (images []string, err error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("kustomize build: %w", err)
-	}
-	root := path.Clean(in.Root)
-	prefix := "kustomize build " + displayDir(root)
-	defer func() {
-		if r := recover(); r != nil {
-			images, err = nil, fmt.Errorf("%s: %w: %v", prefix, errPanic, r)
-		}
-	}()
-	images, err = check(ctx, in, root)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", prefix, err)
-	}
-	return images, nil
+func Check(ctx context.Context, in Input) ([]string, error) {
+	return guarded(ctx, in, check)
 }
 
 func check(ctx context.Context, in Input, root string) ([]string, error) {
