@@ -77,63 +77,6 @@ func (h *harness) batch(rep int, host string, dirs []string) ([]string, error) {
 	return refs, os.RemoveAll(scratch)
 }
 
-// verifyLoop runs `addonpack verify` over signed references (uncached; the
-// command has no cache), and a consumer verb that takes the verified-digest
-// cache (`config defaults`, which reads only the cached config blob), warm.
-func (h *harness) verifyLoop(refs []string) error {
-	cacheDir := filepath.Join(h.work, "verify-cache")
-	for _, ref := range refs {
-		if _, err := h.exec(nil, "", h.ap, "config", "defaults", ref, "--key", h.pub, "--require-provenance", "--cache-dir", cacheDir); err != nil {
-			return err
-		}
-	}
-	for rep := 0; rep < h.reps; rep++ {
-		var cold, warm time.Duration
-		var rssC, rssW int64
-		loop := func(cached bool) error {
-			for _, ref := range refs {
-				args := []string{"verify", ref, "--key", h.pub, "--require-provenance"}
-				if cached {
-					args = []string{"config", "defaults", ref, "--key", h.pub, "--require-provenance", "--cache-dir", cacheDir}
-				}
-				r, err := h.exec(nil, "", h.ap, args...)
-				if err != nil {
-					return err
-				}
-				if cached {
-					warm += r.wall
-					rssW = max(rssW, r.rssKB)
-				} else {
-					cold += r.wall
-					rssC = max(rssC, r.rssKB)
-				}
-			}
-			return nil
-		}
-		if err := inOrder(rep%2 == 0, func() error { return loop(false) }, func() error { return loop(true) }); err != nil {
-			return err
-		}
-		h.add("verify-N", "addonpack verify (loop)", "distribution", cold, rssC, nil)
-		h.add("verify-N", "addonpack config defaults, verified cache warm (loop)", "distribution", warm, rssW, nil)
-
-		// One process for all references: shared client and policy,
-		// bounded concurrency; then again with the verified-digest cache warm.
-		batchCache := filepath.Join(h.work, fmt.Sprintf("verify-batch-cache-%d", rep))
-		batch := append([]string{"verify", "--key", h.pub, "--require-provenance", "--cache-dir", batchCache}, refs...)
-		cb, err := h.exec(nil, "", h.ap, batch...)
-		if err != nil {
-			return err
-		}
-		wb, err := h.exec(nil, "", h.ap, batch...)
-		if err != nil {
-			return err
-		}
-		h.add("verify-N", "addonpack verify REF... (one process)", "distribution", cb.wall, cb.rssKB, nil)
-		h.add("verify-N", "addonpack verify REF... (one process, verified cache warm)", "distribution", wb.wall, wb.rssKB, nil)
-	}
-	return nil
-}
-
 // huge generates a ~1 GB add-on and measures one build, push and pull for
 // peak RSS (limits raised: the defaults cap a tree at 512 MiB).
 func (h *harness) huge(host string) error {

@@ -8,7 +8,8 @@
 //
 //	BENCH_REPS        repetitions per workload (default 5)
 //	BENCH_MANY        add-ons in the batch workload (default 100)
-//	BENCH_VERIFY_N    add-ons verified per repetition in the verify loop (default BENCH_MANY)
+//	BENCH_VERIFY_N    signed add-ons verified in one `addonpack verify REF...` call (default 1000)
+//	BENCH_ONLY=verify run only the verify workload (on distribution and testregistry)
 //	BENCH_HUGE=1      also generate a ~1 GB add-on and measure peak RSS of build/push/pull
 //	BENCH_LARGE=0     skip the large add-on (its kustomize check takes about a minute)
 //	BENCH_WORK        work directory (default a new temporary directory, removed at the end)
@@ -18,6 +19,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -101,9 +103,16 @@ func run() error {
 	start := time.Now()
 	h := &harness{reps: envInt("BENCH_REPS", 5), results: map[string]*series{}}
 	many := envInt("BENCH_MANY", 100)
-	verifyN := min(envInt("BENCH_VERIFY_N", many), many)
-	huge := os.Getenv("BENCH_HUGE") == "1"
-	doLarge := os.Getenv("BENCH_LARGE") != "0"
+	verifyN := envInt("BENCH_VERIFY_N", 1000)
+	only := os.Getenv("BENCH_ONLY")
+	switch only {
+	case "", "verify":
+	default:
+		return fmt.Errorf("BENCH_ONLY=%q: the only workload that runs alone is verify", only)
+	}
+	verifyOnly := only == "verify"
+	huge := os.Getenv("BENCH_HUGE") == "1" && !verifyOnly
+	doLarge := os.Getenv("BENCH_LARGE") != "0" && !verifyOnly
 	out := os.Getenv("BENCH_OUT")
 	if out == "" {
 		out = filepath.Join("bench", "results", "latest.json")
@@ -115,7 +124,7 @@ func run() error {
 	}
 	h.oras, h.cosign = filepath.Join(h.tools, "bin", "oras"), filepath.Join(h.tools, "bin", "cosign")
 	for _, p := range []string{h.oras, h.cosign} {
-		if _, err := os.Stat(p); err != nil {
+		if _, err := os.Stat(p); err != nil && !verifyOnly { // verify alone runs no peer
 			return fmt.Errorf("%s missing: run bench/install-peers.sh (make bench does)", p)
 		}
 	}
@@ -212,8 +221,14 @@ func run() error {
 		return err
 	}
 	defer stopTreg()
-	registries := []struct{ name, host string }{{"distribution", dist}, {"testregistry", treg}}
+	registries := []registryUnderTest{{"distribution", dist}, {"testregistry", treg}}
 	logf("distribution at %s, addonpack registry serve at %s", dist, treg)
+
+	// BENCH_ONLY=verify skips every other workload.
+	pcReps, batchReps := h.reps, h.reps
+	if verifyOnly {
+		pcReps, batchReps = 0, 0
+	}
 
 	// Small and large: publish then consume, per registry, interleaved.
 	type addon struct{ name, dir string }
@@ -221,7 +236,7 @@ func run() error {
 	if doLarge {
 		addons = append(addons, addon{"large", large})
 	}
-	for rep := 0; rep < h.reps; rep++ {
+	for rep := 0; rep < pcReps; rep++ {
 		for _, reg := range registries {
 			for _, a := range addons {
 				if a.name == "large" && reg.name != "distribution" {
@@ -240,19 +255,15 @@ func run() error {
 		logf("rep %d/%d done (small+large), load %s", rep+1, h.reps, loadavg())
 	}
 
-	// Batch and verify, on the primary registry.
-	var signedRefs []string
-	for rep := 0; rep < h.reps; rep++ {
-		refs, err := h.batch(rep, dist, manyDirs)
-		if err != nil {
+	// Batch, on the primary registry.
+	for rep := 0; rep < batchReps; rep++ {
+		if _, err := h.batch(rep, dist, manyDirs); err != nil {
 			return err
-		}
-		if rep == 0 {
-			signedRefs = refs
 		}
 		logf("batch rep %d/%d done, load %s", rep+1, h.reps, loadavg())
 	}
-	if err := h.verifyLoop(signedRefs[:verifyN]); err != nil {
+	// Verify, on both registries.
+	if err := h.verifyAll(context.Background(), registries, verifyN); err != nil {
 		return err
 	}
 	if huge {
@@ -272,6 +283,7 @@ func run() error {
 		"reps":        h.reps,
 		"many":        many,
 		"verifyN":     verifyN,
+		"only":        only,
 		"huge":        huge,
 		"versions":    versions,
 		"notes":       h.notes,

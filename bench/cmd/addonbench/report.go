@@ -96,23 +96,7 @@ func (h *harness) table(many, verifyN int) []row {
 	}
 	cmp("batch", "distribution", "addonpack push --key (sequential calls)", "oras push (unsigned)", "distribution", 0.2, fmt.Sprintf("≤0.2x (%d add-ons)", many))
 	cmp("batch", "distribution", "addonpack push --prefix --key (one call)", "oras push (unsigned)", "distribution", 0.2, fmt.Sprintf("≤0.2x (%d add-ons)", many))
-	// verify: absolute targets, extrapolated from N to 1,000.
-	for _, v := range []struct {
-		tool   string
-		limit  float64
-		target string
-	}{{"addonpack verify (loop)", 5000, "1,000 in ≤5 s"}, {"addonpack config defaults, verified cache warm (loop)", 1000, "1,000 cached in ≤1 s"},
-		{"addonpack verify REF... (one process)", 5000, "1,000 in ≤5 s"}, {"addonpack verify REF... (one process, verified cache warm)", 1000, "1,000 cached in ≤1 s"}} {
-		s := h.get("verify-N", v.tool, "distribution")
-		if s == nil {
-			continue
-		}
-		per := median(s.WallMS) / float64(verifyN)
-		proj := per * 1000
-		rows = append(rows, row{Workload: fmt.Sprintf("verify %d, extrapolated to 1,000", verifyN), Registry: "distribution", Addonpack: v.tool,
-			APms: proj, APRSSMiB: maxRSSMiB(s), Target: v.target, Ratio: proj / v.limit,
-			Verdict: verdict(proj <= v.limit, fmt.Sprintf("%.1f s projected (%.1f ms each)", proj/1000, per))})
-	}
+	rows = append(rows, h.verifyRows(verifyN)...)
 	for _, k := range h.order {
 		s := h.results[k]
 		if !strings.HasPrefix(s.Workload, "huge-1GB") {
