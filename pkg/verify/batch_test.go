@@ -58,3 +58,17 @@ func TestAll(t *testing.T) {
 		t.Fatalf("second round not answered from the memo: %+v", again[0])
 	}
 }
+
+// TestAllWithoutPolicy fails every reference instead of verifying none.
+func TestAllWithoutPolicy(t *testing.T) {
+	c, err := registry.New(registry.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	refs := []registry.Reference{{Registry: "127.0.0.1:1", Repository: "a", Tag: "1"}, {Registry: "127.0.0.1:1", Repository: "b", Tag: "1"}}
+	for _, o := range verify.All(context.Background(), c, refs, nil, verify.BatchOptions{}) {
+		if o.Verified || !errors.Is(o.Err, verify.ErrPolicy) {
+			t.Fatalf("%+v", o)
+		}
+	}
+}
