@@ -3,6 +3,7 @@ package commands
 import (
 	"fmt"
 	"io"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -42,6 +43,7 @@ prints a warning). A digest verified under a policy is remembered for an hour in
 			if err != nil {
 				return err
 			}
+			defer lessGC()()
 			src, opts, err := g.consume(cmd.Context(), args[0], &vf)
 			if err != nil {
 				return err
@@ -66,4 +68,19 @@ prints a warning). A digest verified under a policy is remembered for an hour in
 	lf.add(cmd)
 	addFormat(cmd, &f, false)
 	return cmd
+}
+
+// lessGC makes the collector run less often for the rest of a pull, and
+// returns the function that restores the previous settings. A pull's heap
+// is small and bounded (manifest and config are capped, the layer goes
+// through fixed buffers), and at the default GOGC a collection or two lands
+// in a command that otherwise takes tens of milliseconds. The soft limit
+// keeps the heap of any pull well under the 128 MiB that the issue allows.
+func lessGC() (restore func()) {
+	gc := debug.SetGCPercent(400)
+	limit := debug.SetMemoryLimit(96 << 20)
+	return func() {
+		debug.SetGCPercent(gc)
+		debug.SetMemoryLimit(limit)
+	}
 }
