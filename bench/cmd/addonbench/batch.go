@@ -12,8 +12,8 @@ import (
 
 // batch pushes every add-on once with each tool, into fresh repositories.
 // The peer side is 100 `oras push` calls of tarballs made beforehand (timed
-// separately); addonpack is 100 sequential `addonpack push --key` calls
-// (there is no multi-directory push yet).
+// separately); addonpack is 100 sequential `addonpack push --key` calls,
+// then one `push --prefix` call for all of them, twice.
 func (h *harness) batch(rep int, host string, dirs []string) ([]string, error) {
 	scratch := filepath.Join(h.work, "scratch", "batch", fmt.Sprint(rep))
 	var refs []string
