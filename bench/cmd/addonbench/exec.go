@@ -30,6 +30,7 @@ func (h *harness) exec(extraEnv []string, dir, name string, args ...string) (res
 	cmd.Dir = dir
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	resetPeakRSS() // or the child's peak would start at the harness's
 	t0 := time.Now()
 	err := cmd.Run()
 	r := result{wall: time.Since(t0), stdout: out.String(), stderr: errb.String()}
