@@ -61,7 +61,7 @@ func Extract(ctx context.Context, r io.Reader, compressedSize int64, dir string,
 	}
 
 	cr := &compressedReader{r: r, limit: compressedSize}
-	br := bufio.NewReaderSize(cr, readSize) // an io.ByteReader: gzip reads no further than its member
+	br := bufio.NewReaderSize(cr, int(min(readSize, compressedSize))) // an io.ByteReader: gzip reads no further than its member
 	zr, err := gzip.NewReader(br)
 	if err != nil {
 		return Stats{}, fmt.Errorf("%w: gzip: %v", ErrFormat, err)

@@ -31,7 +31,7 @@ func (x *extractor) file(name string, hdr *tar.Header) error {
 	}
 	// Never trust the header alone: read at most one byte more than allowed.
 	allowed := min(x.limits.MaxFileSize, remaining)
-	n, err := x.copyContent(io.LimitReader(x.tr, allowed+1))
+	n, err := x.copyContent(io.LimitReader(x.tr, allowed+1), hdr.Size)
 	x.stats.Bytes += n
 	if err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
@@ -52,22 +52,30 @@ func (x *extractor) file(name string, hdr *tar.Header) error {
 	return nil
 }
 
-// copyContent reads r to its end in chunks and queues each for the writer.
-// It returns the bytes read; io.EOF ends the content and is not an error.
-func (x *extractor) copyContent(r io.Reader) (int64, error) {
+// copyContent reads r to its end in buffers and queues each for the writer.
+// size is what the header announces: a file of less than smallFile bytes
+// is read into one buffer of its own, of size+1 bytes (the extra byte sees
+// the end); larger files go through the pool's chunks. It returns the bytes
+// read; io.EOF ends the content and is not an error.
+func (x *extractor) copyContent(r io.Reader, size int64) (int64, error) {
+	want := int64(chunkSize)
+	if size >= 0 && size < smallFile {
+		want = size + 1
+	}
 	var total int64
 	for {
-		buf, err := x.w.buffer()
+		buf, pooled, err := x.w.buffer(want)
+		want = chunkSize
 		if err != nil {
 			return total, err
 		}
 		n, rerr := fill(r, buf)
 		total += int64(n)
 		if n > 0 {
-			if err := x.w.send(op{kind: opData, data: buf[:n]}); err != nil {
+			if err := x.w.send(op{kind: opData, data: buf[:n], pooled: pooled}); err != nil {
 				return total, err
 			}
-		} else {
+		} else if pooled {
 			x.w.recycle(buf)
 		}
 		if rerr == io.EOF {

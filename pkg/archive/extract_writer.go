@@ -16,6 +16,7 @@ const (
 	chunkSize = 256 << 10 // bytes per write(2)
 	chunks    = 4         // chunks in flight: bounds the memory of a pipeline
 	maxDirFDs = 64        // directories kept open for creating entries in them
+	smallFile = 32 << 10  // files smaller than this get a buffer of their own
 )
 
 // errWriterStopped tells the reader that the writer failed; the writer's
@@ -32,10 +33,11 @@ const (
 )
 
 type op struct {
-	kind opKind
-	name string // slash path, for opMkdir and opCreate
-	mode os.FileMode
-	data []byte // for opData; returned to the pool once written
+	kind   opKind
+	name   string // slash path, for opMkdir and opCreate
+	mode   os.FileMode
+	data   []byte // for opData
+	pooled bool   // data is a pool chunk, returned to the pool once written
 }
 
 // writer applies ops to the tree under root.
@@ -85,9 +87,20 @@ func (w *writer) send(o op) error {
 	}
 }
 
-// buffer returns an empty chunk, waiting for one to be written when all
-// are in flight.
-func (w *writer) buffer() ([]byte, error) {
+// buffer returns an empty buffer for at most n bytes of content: a buffer
+// of exactly n bytes, not pooled, when n is less than a chunk (most files
+// of a package are small), else a pool chunk, waiting for one to be written
+// when all are in flight.
+func (w *writer) buffer(n int64) (buf []byte, pooled bool, err error) {
+	if n < chunkSize {
+		return make([]byte, n), false, nil
+	}
+	buf, err = w.chunk()
+	return buf, err == nil, err
+}
+
+// chunk returns an empty pool chunk.
+func (w *writer) chunk() ([]byte, error) {
 	select {
 	case <-w.stopped:
 		return nil, errWriterStopped
@@ -126,7 +139,7 @@ func (w *writer) loop() {
 			continue // drained by finish
 		}
 		err := w.apply(o)
-		if o.kind == opData {
+		if o.pooled {
 			w.free <- o.data[:cap(o.data)]
 		}
 		if err != nil {

@@ -105,7 +105,7 @@ func TestWriterStopsOnError(t *testing.T) {
 		t.Errorf("send after the failure: %v, want errWriterStopped", err)
 	}
 	for range chunks + 1 {
-		if _, err := w.buffer(); err != nil {
+		if _, err := w.chunk(); err != nil {
 			if !errors.Is(err, errWriterStopped) {
 				t.Errorf("buffer after the failure: %v", err)
 			}
