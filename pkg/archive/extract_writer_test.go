@@ -12,9 +12,10 @@ import (
 )
 
 // TestExtractWriterShapes extracts trees that exercise the writer: more
-// directories than it keeps open, deep nesting, files of zero bytes, of
-// exactly one chunk and of several chunks, each under a permissive and a
-// restrictive umask (modes are normalised either way).
+// directories than it keeps open, deep nesting, files of zero bytes, on
+// either side of the own-buffer threshold, of exactly one chunk and of
+// several chunks, each under a permissive and a restrictive umask (modes
+// are normalised either way).
 func TestExtractWriterShapes(t *testing.T) {
 	big := noise(3*chunkSize + 113) // three chunks and a bit, incompressible
 	var wide, deep []entry
@@ -32,8 +33,10 @@ func TestExtractWriterShapes(t *testing.T) {
 	}
 	exe := reg("bin/run", "#!/bin/sh\n")
 	exe.hdr.Mode = 0o755
-	sizes := []entry{reg("empty", ""), reg("one-chunk", big[:chunkSize]), reg("big", big), exe}
-	want["sizes"] = map[string]tfile{"empty": {}, "one-chunk": {content: big[:chunkSize]}, "big": {content: big}, "bin/run": {content: "#!/bin/sh\n", exec: true}}
+	sizes := []entry{reg("empty", ""), reg("under-small", big[:smallFile-1]), reg("small", big[:smallFile]),
+		reg("one-chunk", big[:chunkSize]), reg("big", big), exe}
+	want["sizes"] = map[string]tfile{"empty": {}, "under-small": {content: big[:smallFile-1]}, "small": {content: big[:smallFile]},
+		"one-chunk": {content: big[:chunkSize]}, "big": {content: big}, "bin/run": {content: "#!/bin/sh\n", exec: true}}
 	trees := map[string][]entry{"wide": wide, "deep": deep, "sizes": sizes}
 	for _, mask := range []int{0o022, 0o077} {
 		for name, entries := range trees {
