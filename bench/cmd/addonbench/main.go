@@ -9,7 +9,8 @@
 //	BENCH_REPS        repetitions per workload (default 5)
 //	BENCH_MANY        add-ons in the batch workload (default 100)
 //	BENCH_VERIFY_N    signed add-ons verified in one `addonpack verify REF...` call (default 1000)
-//	BENCH_ONLY=verify run only the verify workload (on distribution and testregistry)
+//	BENCH_ONLY=LIST   run only these workloads: publish (small and large, publish
+//	                  and consume), batch, verify, huge (e.g. BENCH_ONLY=verify)
 //	BENCH_HUGE=1      also generate a ~1 GB add-on and measure peak RSS of build/push/pull
 //	BENCH_LARGE=0     skip the large add-on (its kustomize check takes about a minute)
 //	BENCH_WORK        work directory (default a new temporary directory, removed at the end)
@@ -105,14 +106,21 @@ func run() error {
 	many := envInt("BENCH_MANY", 100)
 	verifyN := envInt("BENCH_VERIFY_N", 1000)
 	only := os.Getenv("BENCH_ONLY")
-	switch only {
-	case "", "verify":
-	default:
-		return fmt.Errorf("BENCH_ONLY=%q: the only workload that runs alone is verify", only)
+	runs := map[string]bool{"publish": true, "batch": true, "verify": true, "huge": os.Getenv("BENCH_HUGE") == "1"}
+	if only != "" {
+		runs = map[string]bool{}
+		for _, w := range strings.Split(only, ",") {
+			switch w {
+			case "publish", "batch", "verify", "huge":
+				runs[w] = true
+			default:
+				return fmt.Errorf("BENCH_ONLY=%q: want a comma-separated list of publish, batch, verify, huge", only)
+			}
+		}
 	}
 	verifyOnly := only == "verify"
-	huge := os.Getenv("BENCH_HUGE") == "1" && !verifyOnly
-	doLarge := os.Getenv("BENCH_LARGE") != "0" && !verifyOnly
+	huge := runs["huge"]
+	doLarge := os.Getenv("BENCH_LARGE") != "0" && runs["publish"]
 	out := os.Getenv("BENCH_OUT")
 	if out == "" {
 		out = filepath.Join("bench", "results", "latest.json")
@@ -226,8 +234,11 @@ func run() error {
 
 	// BENCH_ONLY=verify skips every other workload.
 	pcReps, batchReps := h.reps, h.reps
-	if verifyOnly {
-		pcReps, batchReps = 0, 0
+	if !runs["publish"] {
+		pcReps = 0
+	}
+	if !runs["batch"] {
+		batchReps = 0
 	}
 
 	// Small and large: publish then consume, per registry, interleaved.
@@ -263,8 +274,10 @@ func run() error {
 		logf("batch rep %d/%d done, load %s", rep+1, h.reps, loadavg())
 	}
 	// Verify, on both registries.
-	if err := h.verifyAll(context.Background(), registries, verifyN); err != nil {
-		return err
+	if runs["verify"] {
+		if err := h.verifyAll(context.Background(), registries, verifyN); err != nil {
+			return err
+		}
 	}
 	if huge {
 		if err := h.huge(dist); err != nil {
