@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -31,6 +32,31 @@ type checker struct {
 	scope   *Scope
 	now     time.Time
 	maxBlob int64
+}
+
+// checkAll examines the candidates, a few at a time (each fetches its
+// blob), and returns the first registry failure.
+func (ck checker) checkAll(ctx context.Context, cands []candidate) error {
+	const inFlight = 4
+	errs := make([]error, len(cands))
+	sem := make(chan struct{}, inFlight)
+	var wg sync.WaitGroup
+	for i := range cands {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			errs[i] = ck.check(ctx, &cands[i])
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // check examines one candidate and records its verdict. It returns an error

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
@@ -25,32 +26,56 @@ type collector struct {
 	t       Target
 	subject ocispec.Descriptor
 	limits  Limits
-	n       int
 }
 
 // collect lists candidates from the classic tags and the bundle referrers,
-// failing with ErrTooMany as soon as more than MaxSignatures are listed.
+// the three listings at once, and fails with ErrTooMany when more than
+// MaxSignatures are listed (each listing is bounded on its own: a manifest's
+// size, the referrers limit).
 func (c *collector) collect(ctx context.Context) ([]candidate, error) {
-	var out []candidate
-	for _, kind := range []struct{ suffix, kind string }{
-		{sign.TagSuffixSignature, "signature"}, {sign.TagSuffixAttestation, "attestation"},
+	type listing struct {
+		cands []candidate
+		err   error
+	}
+	var lists [3]listing
+	var wg sync.WaitGroup
+	for i, list := range []func(context.Context) ([]candidate, error){
+		func(ctx context.Context) ([]candidate, error) {
+			return c.classic(ctx, sign.TagSuffixSignature, "signature")
+		},
+		func(ctx context.Context) ([]candidate, error) {
+			return c.classic(ctx, sign.TagSuffixAttestation, "attestation")
+		},
+		c.bundles,
 	} {
-		got, err := c.classic(ctx, kind.suffix, kind.kind)
-		if err != nil {
-			return nil, err
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lists[i].cands, lists[i].err = list(ctx)
+		}()
+	}
+	wg.Wait()
+	var out []candidate
+	for _, l := range lists {
+		if l.err != nil && !errors.Is(l.err, ErrTooMany) {
+			return nil, l.err
 		}
-		out = append(out, got...)
 	}
-	got, err := c.bundles(ctx)
-	if err != nil {
-		return nil, err
+	for _, l := range lists {
+		if l.err != nil {
+			return nil, l.err
+		}
+		out = append(out, l.cands...)
 	}
-	return append(out, got...), nil
+	if len(out) > c.limits.MaxSignatures {
+		return nil, fmt.Errorf("%w: more than %d candidates; refusing to examine any", ErrTooMany, c.limits.MaxSignatures)
+	}
+	return out, nil
 }
 
+// count bounds one listing: more than MaxSignatures candidates in it alone.
 func (c *collector) count(n int, where string) error {
-	c.n += n
-	if c.n > c.limits.MaxSignatures {
+	if n > c.limits.MaxSignatures {
 		return fmt.Errorf("%w: more than %d candidates (at %s); refusing to examine any", ErrTooMany, c.limits.MaxSignatures, where)
 	}
 	return nil

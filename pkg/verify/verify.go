@@ -110,10 +110,8 @@ func verify(ctx context.Context, t Target, subject ocispec.Descriptor, p *Policy
 		return nil, err
 	}
 	ck := checker{t: t, subject: subject, scope: scope, now: o.now, maxBlob: limits.MaxBlobSize}
-	for i := range cands {
-		if err := ck.check(ctx, &cands[i]); err != nil {
-			return nil, err // registry failure
-		}
+	if err := ck.checkAll(ctx, cands); err != nil {
+		return nil, err // registry failure
 	}
 	return decide(res, scope, cands, fail)
 }
