@@ -32,6 +32,18 @@ func (c *Client) Push(ctx context.Context, src content.ReadOnlyStorage, root oci
 // are written (uploaded blobs stay unreferenced). A publisher uses it to
 // upload while a signing key is still being unlocked.
 func (c *Client) PushAfter(ctx context.Context, src content.ReadOnlyStorage, root ocispec.Descriptor, ref Reference, before func(context.Context) error) (Reference, error) {
+	return c.push(ctx, src, root, ref, before, false)
+}
+
+// PushNew is Push for a graph just made (a signature or attestation image):
+// it uploads every node without asking first whether the registry has it,
+// which would cost a HEAD per blob and two for the root, all answered 404.
+// A blob the registry does have is uploaded again, which is harmless.
+func (c *Client) PushNew(ctx context.Context, src content.ReadOnlyStorage, root ocispec.Descriptor, ref Reference) (Reference, error) {
+	return c.push(ctx, src, root, ref, nil, true)
+}
+
+func (c *Client) push(ctx context.Context, src content.ReadOnlyStorage, root ocispec.Descriptor, ref Reference, before func(context.Context) error, fresh bool) (Reference, error) {
 	name := ref.String()
 	if err := root.Digest.Validate(); err != nil {
 		return Reference{}, fmt.Errorf("push %s: invalid root digest %q: %w", name, root.Digest, err)
@@ -94,7 +106,11 @@ func (c *Client) PushAfter(ctx context.Context, src content.ReadOnlyStorage, roo
 			return tagRoot(ctx)
 		}
 	}
-	if err := oras.CopyGraph(ctx, src, repo, root, opts); err != nil {
+	var dst content.Storage = repo
+	if fresh {
+		dst = unasked{repo, src}
+	}
+	if err := oras.CopyGraph(ctx, src, dst, root, opts); err != nil {
 		return Reference{}, wrapErr("push", name, err)
 	}
 	return ref.WithDigest(root.Digest), nil
@@ -111,4 +127,19 @@ func pushTagged(ctx context.Context, src content.ReadOnlyStorage, repo *remote.R
 		return fmt.Errorf("tag %s as %q: %w", root.Digest, tag, err)
 	}
 	return nil
+}
+
+// unasked is a repository that CopyGraph does not ask whether it has the
+// nodes the source holds (the new ones); others, such as the subject a
+// referrer points at, are looked up as usual.
+type unasked struct {
+	*remote.Repository
+	src content.ReadOnlyStorage
+}
+
+func (u unasked) Exists(ctx context.Context, d ocispec.Descriptor) (bool, error) {
+	if ok, err := u.src.Exists(ctx, d); err == nil && ok {
+		return false, nil
+	}
+	return u.Repository.Exists(ctx, d)
 }

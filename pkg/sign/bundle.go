@@ -116,7 +116,7 @@ func attestBundle(ctx context.Context, t Target, subject ocispec.Descriptor, s *
 	root.ArtifactType = BundleMediaType
 	ref := t.Ref
 	ref.Tag, ref.Digest = "", ""
-	pushed, err := t.Client.Push(ctx, store, root, ref)
+	pushed, err := t.Client.PushNew(ctx, store, root, ref)
 	if err != nil {
 		return nil, err
 	}

@@ -195,6 +195,6 @@ func writeImage(ctx context.Context, t Target, tag string, sigs []oci.Signature)
 	}
 	ref := t.Ref
 	ref.Tag, ref.Digest = tag, ""
-	_, err = t.Client.Push(ctx, store, root, ref)
+	_, err = t.Client.PushNew(ctx, store, root, ref)
 	return err
 }
