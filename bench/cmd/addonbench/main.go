@@ -266,10 +266,13 @@ func run() error {
 		logf("rep %d/%d done (small+large), load %s", rep+1, h.reps, loadavg())
 	}
 
-	// Batch, on the primary registry.
+	// Batch, on both registries: the sequential calls on distribution only
+	// (time).
 	for rep := 0; rep < batchReps; rep++ {
-		if _, err := h.batch(rep, dist, manyDirs); err != nil {
-			return err
+		for _, reg := range registries {
+			if _, err := h.batch(rep, reg.name, reg.host, manyDirs); err != nil {
+				return err
+			}
 		}
 		logf("batch rep %d/%d done, load %s", rep+1, h.reps, loadavg())
 	}

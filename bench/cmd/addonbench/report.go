@@ -96,9 +96,11 @@ func (h *harness) table(many, verifyN int) []row {
 		cmp("consume-large", reg, "addonpack", "in-process gunzip+untar (stdlib)", "", 1.3, "≤1.3x gunzip+untar")
 		cmp("consume-large", reg, "addonpack (cached)", "in-process gunzip+untar (stdlib)", "", 1.3, "≤1.3x gunzip+untar")
 	}
-	cmp("batch", "distribution", "addonpack push --key (sequential calls)", "oras push (unsigned)", "distribution", 0.2, fmt.Sprintf("≤0.2x (%d add-ons)", many))
-	cmp("batch", "distribution", "addonpack push --prefix --key (one call)", "oras push (unsigned)", "distribution", 0.2, fmt.Sprintf("≤0.2x (%d add-ons)", many))
-	cmp("batch", "distribution", "addonpack push --prefix --key (again, checks remembered)", "oras push (unsigned)", "distribution", 0.2, fmt.Sprintf("≤0.2x (%d add-ons)", many))
+	for _, reg := range []string{"distribution", "testregistry"} {
+		for _, tool := range []string{"addonpack push --key (sequential calls)", "addonpack push --prefix --key (one call)", "addonpack push --prefix --key (again, checks remembered)"} {
+			cmp("batch", reg, tool, "oras push (unsigned)", reg, 0.2, fmt.Sprintf("≤0.2x (%d add-ons)", many))
+		}
+	}
 	rows = append(rows, h.verifyRows(verifyN)...)
 	for _, k := range h.order {
 		s := h.results[k]
