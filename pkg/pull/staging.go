@@ -17,7 +17,8 @@ import (
 //	    previous/  the replaced target, with Force, removed at the end
 type staging struct {
 	root string
-	keep bool // the replaced target could not be put back: do not remove it
+	keep bool     // the replaced target could not be put back: do not remove it
+	lock *os.File // held while the staging directory is in use (see stale.go)
 }
 
 func newStaging(target string) (*staging, error) {
@@ -33,11 +34,19 @@ func newStaging(target string) (*staging, error) {
 	if err != nil {
 		return nil, fmt.Errorf("staging beside %s: %w", target, err)
 	}
-	if err := os.Mkdir(filepath.Join(root, "tree"), 0o755); err != nil {
-		os.RemoveAll(root)
-		return nil, err
+	lf, err := lock(root)
+	if err == nil {
+		err = os.Mkdir(filepath.Join(root, "tree"), 0o755)
 	}
-	return &staging{root: root}, nil
+	if err != nil {
+		if lf != nil {
+			lf.Close()
+		}
+		os.RemoveAll(root)
+		return nil, fmt.Errorf("staging beside %s: %w", target, err)
+	}
+	sweepStale(parent, filepath.Base(abs), root)
+	return &staging{root: root, lock: lf}, nil
 }
 
 func (s *staging) tree() string { return filepath.Join(s.root, "tree") }
@@ -49,7 +58,9 @@ func (s *staging) spool() (*os.File, error) {
 func (s *staging) cleanup() error {
 	// Runs on success and failure alike: after commit, only the spool and
 	// any replaced target are left here.
+	defer s.lock.Close()
 	if s.keep {
+		markKept(s.root)
 		return nil
 	}
 	return os.RemoveAll(s.root)
