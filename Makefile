@@ -62,5 +62,6 @@ clean:
 BENCH_REPS ?= 3
 BENCH_HUGE ?= 0
 bench:
+	./scripts/ensure-tools.sh
 	./bench/install-peers.sh
 	BENCH_REPS=$(BENCH_REPS) BENCH_HUGE=$(BENCH_HUGE) $(GO) run ./bench/cmd/addonbench
