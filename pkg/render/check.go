@@ -2,8 +2,10 @@ package render
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
+	"unicode/utf8"
 
 	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/kyaml/yaml"
@@ -62,19 +64,30 @@ func check(ctx context.Context, in Input, root string) ([]string, error) {
 	return images, nil
 }
 
-// plainJSON reports whether n is a tree that kustomize's JSON encoding takes
-// as it is: no anchors or aliases (which it would copy and resolve), no
-// merge keys, only distinct string keys, only the core schema's scalar tags, and no
-// float JSON cannot hold. FuzzPlainJSON checks that AsYAML never fails on a
-// tree for which it is true.
-func plainJSON(n *yaml.Node) bool {
-	if n.Anchor != "" {
+// plainJSON reports whether n is a tree that kustomize's encoding (yaml.v3
+// to JSON, then sigs.k8s.io/yaml, which re-reads the JSON with goyaml.v2)
+// takes as it is: no anchors or aliases (which it would copy and resolve), no
+// merge keys, only distinct string keys short enough for goyaml.v2's
+// simple-key limit once JSON-escaped, nesting well inside its depth limit,
+// valid UTF-8, only the core schema's scalar tags matching their values, no
+// float JSON cannot hold, and only string images (an unquoted 1.0 would come
+// out as 1). FuzzPlainJSON checks that AsYAML never fails on a tree for which
+// it is true, and that the images agree.
+func plainJSON(n *yaml.Node) bool { return plain(n, 0, false) }
+
+const (
+	maxPlainDepth  = 1000 // goyaml.v2 refuses 10,000 levels
+	maxPlainKeyLen = 1000 // goyaml.v2 wants a simple key within 1,024 bytes
+)
+
+func plain(n *yaml.Node, depth int, image bool) bool {
+	if n.Anchor != "" || depth > maxPlainDepth {
 		return false
 	}
 	switch n.Kind {
 	case yaml.DocumentNode, yaml.SequenceNode:
 		for _, c := range n.Content {
-			if !plainJSON(c) {
+			if !plain(c, depth+1, false) {
 				return false
 			}
 		}
@@ -86,28 +99,43 @@ func plainJSON(n *yaml.Node) bool {
 		keys := make(map[string]bool, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
-			if k.Kind != yaml.ScalarNode || k.Anchor != "" || k.ShortTag() != yaml.NodeTagString || k.Value == "<<" || keys[k.Value] {
+			if k.Kind != yaml.ScalarNode || k.Anchor != "" || k.ShortTag() != yaml.NodeTagString || k.Value == "<<" || keys[k.Value] || !shortJSONKey(k.Value) {
 				return false
 			}
 			keys[k.Value] = true
-			if !plainJSON(n.Content[i+1]) {
+			if !plain(n.Content[i+1], depth+1, k.Value == "image") {
 				return false
 			}
 		}
 		return len(n.Content)%2 == 0
 	case yaml.ScalarNode:
+		if !utf8.ValidString(n.Value) {
+			return false
+		}
 		switch tag := n.ShortTag(); tag {
 		case yaml.NodeTagString:
 			return true
 		case yaml.NodeTagInt, yaml.NodeTagBool, yaml.NodeTagNull, yaml.NodeTagFloat:
-			// The value must be what the tag says (a tag set by hand or
-			// by a transformer may not be), and a float must be finite.
+			// An image must be a string as written; other values must be
+			// what the tag says (a tag set by hand or by a transformer may
+			// not be), and a float must be finite.
 			plain := yaml.Node{Kind: yaml.ScalarNode, Value: n.Value}
-			return plain.ShortTag() == tag && (tag != yaml.NodeTagFloat || finiteFloat(n.Value))
+			return !image && plain.ShortTag() == tag && (tag != yaml.NodeTagFloat || finiteFloat(n.Value))
 		}
 		return false
 	}
 	return false // aliases and anything unknown
+}
+
+// shortJSONKey reports whether key, as encoding/json writes it (quoted, with
+// <, >, &, control characters and U+2028/9 escaped: at most six bytes per
+// input byte), stays within maxPlainKeyLen.
+func shortJSONKey(key string) bool {
+	if 6*len(key)+2 <= maxPlainKeyLen {
+		return true
+	}
+	b, err := json.Marshal(key)
+	return err == nil && len(b) <= maxPlainKeyLen
 }
 
 // finiteFloat reports whether a !!float scalar is not one of YAML's

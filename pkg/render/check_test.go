@@ -32,6 +32,18 @@ func TestCheckAgreesWithBuild(t *testing.T) {
 		{name: "infinity", files: map[string]string{"kustomization.yaml": "resources: [m.yaml]\n",
 			"m.yaml": "apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: t}\nspec:\n  max: .inf\n"}, wantErr: true},
 		{name: "broken resource", files: map[string]string{"kustomization.yaml": "resources: [missing.yaml]\n"}, wantErr: true},
+		// goyaml.v2, which re-reads kustomize's JSON, wants a key within
+		// 1,024 bytes: a long key, or one that escaping makes long.
+		{name: "long key", files: map[string]string{"kustomization.yaml": "resources: [m.yaml]\n",
+			"m.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: m}\ndata:\n  ? " + strings.Repeat("a", 1100) + "\n  : x\n"}, wantErr: true},
+		{name: "key long once escaped", files: map[string]string{"kustomization.yaml": "resources: [m.yaml]\n",
+			"m.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: m}\ndata:\n  \"" + strings.Repeat("<", 200) + "\": x\n"}, wantErr: true},
+		// yaml.v3 limits block and flow nesting separately; the JSON is all
+		// flow, and goyaml.v2 stops at 10,000 levels.
+		{name: "deep", files: map[string]string{"kustomization.yaml": "resources: [m.yaml]\n", "m.yaml": deepDoc()}, wantErr: true},
+		// An unquoted number as an image comes out normalised (1.0 → 1).
+		{name: "numeric images", files: map[string]string{"kustomization.yaml": "resources: [p.yaml]\n",
+			"p.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - {name: a, image: 1.0}\n  - {name: b, image: 0x10}\n  - {name: c, image: True}\n  - {name: d, image: 1_000}\n"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,6 +75,19 @@ func TestCheckAgreesWithBuild(t *testing.T) {
 			}
 		})
 	}
+}
+
+// deepDoc nests 100 block levels over 9,950 flow levels.
+func deepDoc() string {
+	var b strings.Builder
+	b.WriteString("apiVersion: example.com/v1\nkind: Thing\nmetadata: {name: t}\nspec:\n")
+	ind := "  "
+	for range 100 {
+		b.WriteString(ind + "a:\n")
+		ind += "  "
+	}
+	b.WriteString(ind + "x: " + strings.Repeat("[", 9950) + "1" + strings.Repeat("]", 9950) + "\n")
+	return b.String()
 }
 
 // TestCheckCoreDNS compares Check with Build on the test add-on with config
@@ -103,6 +128,10 @@ func FuzzPlainJSON(f *testing.F) {
 		"a: !custom x\n",
 		"a: !!str 1\nb: !!int \"2\"\n",
 		"? [a]\n: b\n",
+		"spec:\n  containers:\n  - {name: a, image: 1.0}\n",
+		"a:\n  \"" + strings.Repeat("<", 200) + "\": x\n",
+		"a: " + strings.Repeat("[", 1200) + "1" + strings.Repeat("]", 1200) + "\n",
+		"a: \"\\xff\"\n",
 	} {
 		f.Add(s)
 	}
