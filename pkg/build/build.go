@@ -61,6 +61,9 @@ func Build(ctx context.Context, dir string, store content.Pusher, opts Options) 
 		return nil, err
 	}
 	defer pk.remove()
+	if err := src.checkPacked(pk); err != nil {
+		return nil, err
+	}
 	tree := newPackedTree(src, pk)
 	cc, err := src.checkConfig(tree, opts.schemaLimits())
 	if err != nil {

@@ -45,7 +45,7 @@ func (s *source) renderCheckMemo(ctx context.Context, in render.Input, layer str
 	if memo == nil {
 		return s.renderCheck(ctx, in)
 	}
-	key := opts.memoKey(layer, in.Root)
+	key := opts.memoKey(layer, s.addonSum[:], in)
 	if images, ok := memo.Validated(key); ok {
 		return images, nil
 	}

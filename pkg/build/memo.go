@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+
+	"github.com/addonpack/addonpack/pkg/render"
 )
 
 // Memo remembers trees whose render check passed. Kustomize over tens of
@@ -19,12 +21,17 @@ type Memo interface {
 	RememberValidated(key string, images []string) error
 }
 
-// memoKey names one render check: the packed tree (the layer digest covers
-// every file, addon.yaml, the schema and the defaults included), the
-// kustomization root and the renderer that checked it.
-func (o Options) memoKey(layer, root string) string {
+// memoKey names one render check: the renderer that checked it, the packed
+// tree (the layer digest covers every file; Build makes sure the addon.yaml
+// it parsed is the packed one) and, though they follow from the tree, what
+// the check rendered: the parsed addon.yaml (root, every declared
+// component), the config object and the components it switched on.
+func (o Options) memoKey(layer string, addon []byte, in render.Input) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "addonpack render check v1\x00%s\x00%s\x00%s", o.Renderer, layer, root)
+	fmt.Fprintf(h, "addonpack render check v2\x00%s\x00%s\x00%x\x00%s\x00%d:%s", o.Renderer, layer, addon, in.Root, len(in.Config), in.Config)
+	for _, c := range in.Components {
+		fmt.Fprintf(h, "\x00%d:%s", len(c), c)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -1,6 +1,8 @@
 package build
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"os"
@@ -15,10 +17,11 @@ import (
 
 // source is a scanned add-on source directory.
 type source struct {
-	dir   string // as the caller named it, for messages
-	addon *spec.Addon
-	files []archive.File
-	index map[string]archive.File
+	dir      string // as the caller named it, for messages
+	addon    *spec.Addon
+	addonSum [sha256.Size]byte // of the addon.yaml bytes parsed into addon
+	files    []archive.File
+	index    map[string]archive.File
 }
 
 // loadSource reads addon.yaml and scans the tree. Errors name the file.
@@ -46,7 +49,7 @@ func loadSource(dir string, limits archive.Limits) (*source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("source %s: %w", dir, err)
 	}
-	s := &source{dir: dir, addon: addon, files: files, index: make(map[string]archive.File, len(files))}
+	s := &source{dir: dir, addon: addon, addonSum: sha256.Sum256(data), files: files, index: make(map[string]archive.File, len(files))}
 	for _, f := range files {
 		s.index[f.Path] = f
 	}
@@ -129,4 +132,14 @@ func (s *source) read(p string) ([]byte, error) {
 // displayPath is a package path as the user sees it on disk.
 func (s *source) displayPath(p string) string {
 	return filepath.Join(s.dir, filepath.FromSlash(strings.TrimPrefix(p, "./")))
+}
+
+// checkPacked makes sure the addon.yaml that was parsed (before the tree
+// was scanned) is the one that was packed: every check follows the parsed
+// one, consumers read the packed one.
+func (s *source) checkPacked(pk *packed) error {
+	if !bytes.Equal(s.addonSum[:], pk.sums[spec.FileName]) {
+		return fmt.Errorf("%s: %w: it changed while the add-on was being packed", s.displayPath(spec.FileName), archive.ErrFileChanged)
+	}
+	return nil
 }
