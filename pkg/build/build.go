@@ -64,6 +64,10 @@ func Build(ctx context.Context, dir string, store content.Pusher, opts Options) 
 	if err := src.checkPacked(pk); err != nil {
 		return nil, err
 	}
+	facts, err := opts.describe(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
 	tree := newPackedTree(src, pk)
 	cc, err := src.checkConfig(tree, opts.schemaLimits())
 	if err != nil {
@@ -98,10 +102,7 @@ func Build(ctx context.Context, dir string, store content.Pusher, opts Options) 
 	if _, err := spec.ParseConfigBlob(configJSON, src.displayPath(spec.FileName)+" (resolved)"); err != nil {
 		return nil, err
 	}
-	annotations, facts, err := opts.annotations(ctx, dir, &resolved)
-	if err != nil {
-		return nil, err
-	}
+	annotations := opts.annotations(facts, &resolved)
 
 	config := desc(spec.ConfigMediaType, configJSON, nil)
 	manifest := spec.NewManifest(config, pk.desc, annotations)
@@ -184,17 +185,26 @@ func (s *source) readTree() (fstest.MapFS, error) {
 	return tree, nil
 }
 
+// describe reads the git facts of dir (nil without Options.VCS). Build asks
+// right after packing, so that the facts describe the tree as packed rather
+// than as it is after seconds of checks.
+func (o Options) describe(ctx context.Context, dir string) (*vcs.Info, error) {
+	if o.VCS == nil {
+		return nil, nil
+	}
+	info, err := o.VCS.Describe(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	return &info, nil
+}
+
 // annotations returns the manifest annotations; created and revision come
-// from Options, else from git, else created is Epoch.
-func (o Options) annotations(ctx context.Context, dir string, a *spec.Addon) (map[string]string, *vcs.Info, error) {
+// from Options, else from the git facts, else created is Epoch.
+func (o Options) annotations(facts *vcs.Info, a *spec.Addon) map[string]string {
 	created, revision := Epoch(), o.Revision
-	var facts *vcs.Info
-	if o.VCS != nil {
-		info, err := o.VCS.Describe(ctx, dir)
-		if err != nil {
-			return nil, nil, err
-		}
-		facts = &info
+	if facts != nil {
+		info := *facts
 		if !info.Time.IsZero() {
 			created = info.Time
 		}
@@ -223,5 +233,5 @@ func (o Options) annotations(ctx context.Context, dir string, a *spec.Addon) (ma
 	set(spec.AnnotationLicenses, a.Spec.License)
 	set(spec.AnnotationURL, a.Spec.Homepage)
 	set(spec.AnnotationConfigType, a.ConfigType())
-	return m, facts, nil
+	return m
 }

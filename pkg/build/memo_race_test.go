@@ -25,7 +25,10 @@ func (m *countingMemo) Validated(key string) ([]string, bool) {
 	}
 	return v, ok
 }
-func (m *countingMemo) RememberValidated(key string, images []string) error { m.m[key] = images; return nil }
+func (m *countingMemo) RememberValidated(key string, images []string) error {
+	m.m[key] = images
+	return nil
+}
 
 // TestMemoAfterAddonYAMLRace: when addon.yaml changes between parsing and
 // packing (Build itself then stops: TestAddonYAMLChangedWhilePacking), a
