@@ -81,28 +81,21 @@ func (g *globals) buildOptions(context.Context) (build.Options, error) {
 	return opts, nil
 }
 
-// rendererID identifies this binary for remembered render checks: its
-// version, VCS revision, kustomize's version and, for builds without a
-// release version, the executable's size and modification time, so that a
-// rebuilt development binary does not trust its predecessor's checks.
+// rendererID identifies this binary for remembered render checks: the
+// build info in full (module versions and sums, replacements of
+// dependencies, build settings such as tags and flags) and, for a build
+// without a release version, the executable file itself (device, inode,
+// size, modification and change times: a rebuilt development binary does
+// not trust its predecessor's checks, and ctime cannot be set back by hand).
+// "" (no memo) when any of it cannot be read.
 func rendererID() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s", bi.Main.Version, bi.GoVersion)
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
-			fmt.Fprintf(&b, " %s=%s", s.Key, s.Value)
-		}
-	}
-	for _, d := range bi.Deps {
-		if strings.HasPrefix(d.Path, "sigs.k8s.io/kustomize/") {
-			fmt.Fprintf(&b, " %s@%s", d.Path, d.Version)
-		}
-	}
-	if bi.Main.Version == "" || bi.Main.Version == "(devel)" || strings.Contains(bi.Main.Version, "+dirty") {
+	b.WriteString(bi.String()) // main module, deps with replacements and sums, settings
+	if v := bi.Main.Version; v == "" || v == "(devel)" || strings.Contains(v, "+dirty") {
 		exe, err := os.Executable()
 		if err != nil {
 			return ""
@@ -111,7 +104,11 @@ func rendererID() string {
 		if err != nil {
 			return ""
 		}
-		fmt.Fprintf(&b, " exe=%d@%d", fi.Size(), fi.ModTime().UnixNano())
+		id := fileIdentity(fi)
+		if id == "" {
+			return ""
+		}
+		fmt.Fprintf(&b, "\nexe %s %d %d", id, fi.Size(), fi.ModTime().UnixNano())
 	}
 	return b.String()
 }
