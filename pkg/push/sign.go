@@ -20,7 +20,9 @@ import (
 
 // SignOptions make Push sign the pushed digest and attach SLSA provenance.
 type SignOptions struct {
-	// Signer is the unlocked key (keys.LoadSigner).
+	// Signer is the unlocked key (keys.LoadSigner). With the classic format
+	// it signs the signature and the attestation concurrently, so a custom
+	// backend (keys.NewSigner) must be safe for concurrent use.
 	Signer *keys.Signer
 	// Unlock, used when Signer is nil, unlocks the key while Push builds
 	// (scrypt takes ~0.2 s of one core); Push waits for it before anything
@@ -78,25 +80,27 @@ func signAndAttest(ctx context.Context, c *registry.Client, src string, ref regi
 	// written back: one at a time.
 	var att *sign.Result
 	var attErr error
+	format, _ := sign.ParseFormat(string(so.Format)) // checked by SignOptions.check
 	done := make(chan struct{})
-	if f, _ := sign.ParseFormat(string(so.Format)); f == sign.FormatClassic {
+	if format == sign.FormatClassic {
 		go func() { att, attErr = attest(); close(done) }()
 	} else {
 		close(done)
 	}
 	sig, err := sign.Sign(ctx, t, o.root, so.Signer, sopts)
 	<-done
-	if err != nil {
-		return nil, err
-	}
-	out := []sign.Result{*sig}
-	if f, _ := sign.ParseFormat(string(so.Format)); f != sign.FormatClassic {
+	if format != sign.FormatClassic && err == nil {
 		att, attErr = attest()
 	}
-	if attErr != nil {
-		return out, attErr
+	// Report what was stored, whichever part failed.
+	var out []sign.Result
+	if sig != nil {
+		out = append(out, *sig)
 	}
-	return append(out, *att), nil
+	if att != nil {
+		out = append(out, *att)
+	}
+	return out, errors.Join(err, attErr)
 }
 
 // factsFor gathers what the provenance records about this push.
