@@ -18,14 +18,7 @@ import (
 // layer does not hold.
 func TestPackedTreeHoldsFilesToThePackedContent(t *testing.T) {
 	dir := t.TempDir()
-	write := func(rel, content string) {
-		t.Helper()
-		p := filepath.Join(dir, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := writer(t, dir)
 	write("addon.yaml", "apiVersion: addonpack.dev/v1alpha1\nkind: Addon\nmetadata:\n  name: x\nspec:\n  version: 0.1.0\n  description: x\n")
 	write("kustomization.yaml", "resources: [cm.yaml]\n")
 	write("cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
@@ -56,12 +49,7 @@ func TestPackedTreeHoldsFilesToThePackedContent(t *testing.T) {
 // than check one addon.yaml and publish another.
 func TestAddonYAMLChangedWhilePacking(t *testing.T) {
 	dir := t.TempDir()
-	write := func(rel, content string) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(dir, rel), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := writer(t, dir)
 	addon := "apiVersion: addonpack.dev/v1alpha1\nkind: Addon\nmetadata:\n  name: x\nspec:\n  version: 0.1.0\n  description: %s\n"
 	write("addon.yaml", fmt.Sprintf(addon, "a"))
 	write("kustomization.yaml", "resources: [cm.yaml]\n")
@@ -120,5 +108,19 @@ func TestMemoKeyCoversTheRender(t *testing.T) {
 			}
 		}
 		keys[name] = k
+	}
+}
+
+// writer returns a function that writes a file under dir, creating parents.
+func writer(t *testing.T, dir string) func(rel, content string) {
+	return func(rel, content string) {
+		t.Helper()
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

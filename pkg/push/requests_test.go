@@ -2,12 +2,10 @@ package push_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
+	"github.com/addonpack/addonpack/internal/testkey"
 	"strings"
 	"testing"
 
-	"github.com/addonpack/addonpack/pkg/keys"
 	"github.com/addonpack/addonpack/pkg/push"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/testregistry"
@@ -18,18 +16,7 @@ import (
 // the signature and attestation images, new by construction, are uploaded
 // without asking.
 func TestSignedPushRequests(t *testing.T) {
-	pair, err := keys.GenerateKeyPair(keys.StaticPass([]byte("pw")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "k.key")
-	if err := os.WriteFile(path, pair.PrivatePEM, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	signer, err := keys.LoadSigner(context.Background(), path, keys.StaticPass([]byte("pw")), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	signer, _, _ := testkey.New(t)
 	reg := testregistry.New(t)
 	c, _ := registry.New(registry.Options{})
 	ref, _ := registry.ParseReference(reg.Host() + "/addons/hello:0.1.0")

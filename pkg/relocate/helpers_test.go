@@ -2,6 +2,7 @@ package relocate_test
 
 import (
 	"context"
+	"github.com/addonpack/addonpack/internal/testkey"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -82,18 +83,7 @@ func pushSigned(t *testing.T, c *registry.Client, host, repo, tag string, s *key
 
 func newKey(t *testing.T) *keys.Signer {
 	t.Helper()
-	pair, err := keys.GenerateKeyPair(keys.StaticPass([]byte("pw")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "k.key")
-	if err := os.WriteFile(path, pair.PrivatePEM, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s, err := keys.LoadSigner(context.Background(), path, keys.StaticPass([]byte("pw")), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, _, _ := testkey.New(t)
 	return s
 }
 

@@ -2,6 +2,7 @@ package verify_test
 
 import (
 	"context"
+	"github.com/addonpack/addonpack/internal/testkey"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -63,16 +64,7 @@ func pushHello(t *testing.T, host, repo, tag, revision string) env {
 
 func newKey(t *testing.T) *keys.Signer {
 	t.Helper()
-	pair, err := keys.GenerateKeyPair(keys.StaticPass([]byte("pw")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "k.key")
-	writeFile(t, path, pair.PrivatePEM)
-	s, err := keys.LoadSigner(context.Background(), path, keys.StaticPass([]byte("pw")), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, _, _ := testkey.New(t)
 	return s
 }
 

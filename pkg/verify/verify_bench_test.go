@@ -2,15 +2,13 @@ package verify_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
+	"github.com/addonpack/addonpack/internal/testkey"
 	"testing"
 	"time"
 
 	"oras.land/oras-go/v2/content/memory"
 
 	"github.com/addonpack/addonpack/pkg/build"
-	"github.com/addonpack/addonpack/pkg/keys"
 	"github.com/addonpack/addonpack/pkg/provenance"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/sign"
@@ -46,22 +44,7 @@ func BenchmarkVerify(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			dir := b.TempDir()
-			pair, err := keys.GenerateKeyPair(keys.StaticPass([]byte("pw")))
-			if err != nil {
-				b.Fatal(err)
-			}
-			keyPath, pubPath := filepath.Join(dir, "k.key"), filepath.Join(dir, "k.pub")
-			if err := os.WriteFile(keyPath, pair.PrivatePEM, 0o600); err != nil {
-				b.Fatal(err)
-			}
-			signer, err := keys.LoadSigner(ctx, keyPath, keys.StaticPass([]byte("pw")), nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := os.WriteFile(pubPath, signer.PublicPEM(), 0o600); err != nil {
-				b.Fatal(err)
-			}
+			signer, _, pubPath := testkey.New(b)
 			t := sign.Target{Client: c, Ref: ref}
 			if _, err := sign.Sign(ctx, t, desc, signer, sign.Options{Format: format}); err != nil {
 				b.Fatal(err)
