@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -81,5 +83,42 @@ func TestSpoolPushFetch(t *testing.T) {
 	got, err := content.FetchAll(ctx, spool, d)
 	if err != nil || string(got) != string(data) {
 		t.Fatalf("got %q, %v", got, err)
+	}
+}
+
+// TestBuildConcurrent: builds run their kustomize checks side by side (a
+// batch push builds several add-ons at once); each gets the digest it gets
+// alone.
+func TestBuildConcurrent(t *testing.T) {
+	ctx := context.Background()
+	dirs := []string{helloExample, "../../examples/coredns", "../../examples/cert-operator", "../../examples/metrics-server"}
+	want := map[string]string{}
+	for _, d := range dirs {
+		res, err := build.Build(ctx, d, memory.New(), build.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[d] = res.Manifest.Digest.String()
+	}
+	errs := make(chan error, 4*len(dirs))
+	var wg sync.WaitGroup
+	for i := range 4 * len(dirs) {
+		d := dirs[i%len(dirs)]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := build.Build(ctx, d, memory.New(), build.Options{})
+			if err == nil && res.Manifest.Digest.String() != want[d] {
+				err = fmt.Errorf("%s: %s concurrently, %s alone", d, res.Manifest.Digest, want[d])
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
 	}
 }

@@ -38,15 +38,26 @@ type Input struct {
 	Images []Image
 }
 
-// mu serialises the kustomize part of Build. Kustomize keeps process-wide
-// state: kyaml's openapi package holds the OpenAPI schema in globals that
-// every build sets (krusty's Kustomizer.Run calls openapi.SetSchema) and
-// that a kustomization's openapi field replaces; kustomize itself documents
-// that concurrent builds can race on it (kustomize issue 4824). Holding mu
-// across a run, and resetting the schema after a run that changed it, keeps
-// each build independent of the others. mu is this package's only
-// package-level state.
-var mu sync.Mutex
+// mu guards kustomize's process-wide state: kyaml's openapi package holds
+// the OpenAPI schema in globals that every build sets (krusty's
+// Kustomizer.Run calls openapi.SetSchema) and that a kustomization's openapi
+// field replaces (kustomize issue 4824). kyaml (v0.21) guards those globals
+// with a lock of its own, so builds that use the default schema can run
+// together: they hold mu for reading. A build whose kustomizations set the
+// openapi field holds mu alone and resets the schema afterwards, so no
+// other build ever sees its schema. TestBuildConcurrent and
+// TestBuildConcurrentWithCustomOpenAPI run both kinds under the race
+// detector. mu and warm are this package's only package-level state.
+var (
+	mu   sync.RWMutex
+	warm sync.Once // the default schema's first parse
+)
+
+// warmSchema parses kyaml's default schema in full. kyaml parses parts of it
+// lazily, writing its globals from whichever build first needs them; parsed
+// up front (first by warm, then by every build that reset it, each holding
+// mu alone or inside warm.Do), builds on the default schema only read them.
+func warmSchema() { openapi.Schema() }
 
 // Build runs the kustomization at in.Root and returns the output as
 // multi-document YAML (kustomize's own sorted output, "---" separated),
@@ -144,10 +155,16 @@ func run(ctx context.Context, tree *pkgTree, root string, customOpenAPI bool) (o
 }
 
 // runWith runs kustomize on the checked in-memory tree and hands the result
-// to use, all while holding mu.
+// to use, all while holding mu (alone for a custom OpenAPI schema).
 func runWith(ctx context.Context, tree *pkgTree, root string, customOpenAPI bool, use func(resmap.ResMap) error) (err error) {
-	mu.Lock()
-	defer mu.Unlock()
+	if customOpenAPI {
+		mu.Lock()
+		defer mu.Unlock()
+	} else {
+		mu.RLock()
+		defer mu.RUnlock()
+		warm.Do(warmSchema)
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -158,7 +175,9 @@ func runWith(ctx context.Context, tree *pkgTree, root string, customOpenAPI bool
 	}()
 	if customOpenAPI {
 		// The schema chosen by this build's openapi field would otherwise
-		// stay in kyaml's globals for later builds.
+		// stay in kyaml's globals for later builds; parse the default one
+		// again before they run.
+		defer warmSchema()
 		defer openapi.ResetOpenAPI()
 	}
 	opts := &krusty.Options{

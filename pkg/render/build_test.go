@@ -276,3 +276,66 @@ func TestBuildConfigNotVisibleInBases(t *testing.T) {
 		t.Errorf("error = %v, want the base's replacements to find no CoreDNSConfig", err)
 	}
 }
+
+// TestBuildConcurrentWithCustomOpenAPI: builds that set the openapi field
+// run alone; builds on the default schema run together around them and
+// never see a custom schema. The custom schema here makes a patch merge a
+// custom resource's list by "id" (the use the openapi field exists for);
+// with the default schema the patch replaces the list, so a leaked schema
+// would change the default builds' output.
+func TestBuildConcurrentWithCustomOpenAPI(t *testing.T) {
+	thing := "apiVersion: example.io/v1\nkind: Thing\nmetadata: {name: t}\nspec:\n  items:\n  - {id: a, v: \"1\"}\n  - {id: b, v: \"1\"}\n"
+	patch := "apiVersion: example.io/v1\nkind: Thing\nmetadata: {name: t}\nspec:\n  items:\n  - {id: b, v: \"2\"}\n"
+	schema := `{"definitions": {"io.example.v1.Thing": {"type": "object",
+	  "x-kubernetes-group-version-kind": [{"group": "example.io", "kind": "Thing", "version": "v1"}],
+	  "properties": {"spec": {"type": "object", "properties": {"items": {"type": "array",
+	    "x-kubernetes-patch-merge-key": "id", "x-kubernetes-patch-strategy": "merge",
+	    "items": {"type": "object", "properties": {"id": {"type": "string"}, "v": {"type": "string"}}}}}}}}}}`
+	plain := files("kustomization.yaml", "resources: [t.yaml]\npatches:\n- path: p.yaml\n", "t.yaml", thing, "p.yaml", patch)
+	custom := files("kustomization.yaml", "openapi:\n  path: schema.json\nresources: [t.yaml]\npatches:\n- path: p.yaml\n",
+		"schema.json", schema, "t.yaml", thing, "p.yaml", patch)
+	want := map[bool][]byte{}
+	for _, c := range []bool{false, true} {
+		in := Input{Files: plain, Root: "."}
+		if c {
+			in.Files = custom
+		}
+		out, err := Build(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[c] = out
+	}
+	if bytes.Equal(want[false], want[true]) || !bytes.Contains(want[true], []byte("id: a")) {
+		t.Fatalf("the schemas must render differently for this test to mean anything:\n%s\n---\n%s", want[false], want[true])
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 10 {
+				c := (g+i)%4 == 0
+				in := Input{Files: plain, Root: "."}
+				if c {
+					in.Files = custom
+				}
+				out, err := Build(context.Background(), in)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if !bytes.Equal(out, want[c]) {
+					errs <- fmt.Errorf("goroutine %d build %d (custom schema %v): output differs:\n%s", g, i, c, out)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
