@@ -93,7 +93,7 @@ func one(ctx context.Context, c *registry.Client, ref registry.Reference, p *Pol
 	}
 	oc.Digest = desc.Digest
 	key := memoKey(pd, ref)
-	if o.Memo != nil && o.Memo.Verified(desc.Digest, key, o.MaxAge) {
+	if age := p.CachedPassAge(ref, time.Now(), o.MaxAge); o.Memo != nil && age > 0 && o.Memo.Verified(desc.Digest, key, age) {
 		oc.Verified, oc.Cached = true, true
 		return oc
 	}

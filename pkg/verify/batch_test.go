@@ -72,3 +72,51 @@ func TestAllWithoutPolicy(t *testing.T) {
 		}
 	}
 }
+
+// agedMemo remembers when each pass was recorded and honours maxAge, as
+// pkg/cache does.
+type agedMemo struct {
+	mu sync.Mutex
+	at map[string]time.Time
+}
+
+func (m *agedMemo) Verified(d digest.Digest, policy string, maxAge time.Duration) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	at, ok := m.at[d.String()+policy]
+	return ok && time.Since(at) <= maxAge
+}
+
+func (m *agedMemo) MarkVerified(d digest.Digest, policy string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.at[d.String()+policy] = time.Now()
+	return nil
+}
+
+// TestAllCachedPassOutlivedByKey: a pass recorded while the key was valid
+// does not stand once the key has expired: the reference is verified again
+// and fails on the key's window.
+func TestAllCachedPassOutlivedByKey(t *testing.T) {
+	e := pushHello(t, testregistry.New(t).Host(), "addons/hello", "0.1.0", "")
+	k := newKey(t)
+	if _, err := sign.Sign(context.Background(), e.target, e.desc, k, sign.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	p := policyFor(t, k)
+	expires := time.Now().Add(300 * time.Millisecond)
+	p.Scopes[0].Keys[0].NotAfter = &expires
+	m := &agedMemo{at: map[string]time.Time{}}
+	opts := verify.BatchOptions{Memo: m, MaxAge: time.Hour}
+	if out := verify.All(context.Background(), e.client, []registry.Reference{e.ref}, p, opts); !out[0].Verified {
+		t.Fatalf("before expiry: %+v", out[0])
+	}
+	if out := verify.All(context.Background(), e.client, []registry.Reference{e.ref}, p, opts); !out[0].Cached {
+		t.Fatalf("before expiry, again: not answered from the memo: %+v", out[0])
+	}
+	time.Sleep(time.Until(expires) + 100*time.Millisecond)
+	out := verify.All(context.Background(), e.client, []registry.Reference{e.ref}, p, opts)
+	if out[0].Verified || out[0].Cached || !errors.Is(out[0].Err, verify.ErrKeyWindow) {
+		t.Fatalf("after expiry: %+v, want a fresh verification failing with ErrKeyWindow", out[0])
+	}
+}

@@ -91,7 +91,7 @@ func (v *verifyFlags) hook(ctx context.Context, g *globals, c *registry.Client, 
 	}
 	return func(ctx context.Context, d ocispec.Descriptor) error {
 		key := verify.MemoKey(p, ref)
-		if ch != nil && ch.Verified(d.Digest, key, verifiedTTL) {
+		if age := p.CachedPassAge(ref, time.Now(), verifiedTTL); ch != nil && age > 0 && ch.Verified(d.Digest, key, age) {
 			return nil
 		}
 		if g.offline {
