@@ -103,6 +103,11 @@ func copyImages(ctx context.Context, c *registry.Client, images []string, from i
 		if err != nil {
 			return nil, nil, fmt.Errorf("image %s: %w", img, err)
 		}
+		// An image the add-on pins by digest is copied only as that digest
+		// (a tarball's entry is found by name, and could be another).
+		if ref.Digest != "" && d.Digest != ref.Digest {
+			return nil, nil, fmt.Errorf("image %s: %w: found %s", img, registry.ErrDigestMismatch, d.Digest)
+		}
 		to := ImageRepository(dst, ref)
 		to.Tag = ref.Tag
 		if _, err := c.Push(ctx, gs, d, to); err != nil {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"github.com/addonpack/addonpack/pkg/verify"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,5 +165,38 @@ func TestCopyImages(t *testing.T) {
 			}
 			check(t, airgap, got)
 		})
+	}
+}
+
+// TestFromTarballImagesAfterVerification: images are copied only once the
+// add-on verifies at the destination; a copy that fails verification
+// leaves no image tag there.
+func TestFromTarballImagesAfterVerification(t *testing.T) {
+	ctx := context.Background()
+	c := newClient(t)
+	srcHost := testregistry.New(t).Host()
+	image := srcHost + "/library/echo:1.0.0"
+	pushImage(t, c, registry.Reference{Registry: srcHost, Repository: "library/echo", Tag: "1.0.0"})
+	store := memory.New()
+	res, err := build.Build(ctx, copyHello(t, image), store, build.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := registry.Reference{Registry: srcHost, Repository: "addons/hello", Tag: "0.1.0"}
+	if _, err := c.Push(ctx, store, res.Manifest, src); err != nil {
+		t.Fatal(err)
+	}
+	tarball := filepath.Join(t.TempDir(), "hello.tar")
+	if _, err := relocate.ToTarball(ctx, c, src, tarball, relocate.Options{Images: true}); err != nil {
+		t.Fatal(err)
+	}
+	dstHost := testregistry.New(t).Host()
+	_, err = relocate.FromTarball(ctx, c, tarball, registry.Reference{Registry: dstHost, Repository: "mirror/hello"},
+		relocate.Options{Images: true, Policy: policyFor(t, newKey(t))}) // unsigned: fails
+	if !errors.Is(err, verify.ErrVerification) {
+		t.Fatalf("got %v, want a verification failure", err)
+	}
+	if d, err := c.Resolve(ctx, registry.Reference{Registry: dstHost, Repository: "mirror/hello/library/echo", Tag: "1.0.0"}); !errors.Is(err, registry.ErrNotFound) {
+		t.Fatalf("the image was copied before verification: %v %v", d.Digest, err)
 	}
 }

@@ -94,7 +94,8 @@ func Copy(ctx context.Context, c *registry.Client, src, dst registry.Reference, 
 type imageCopier func(ctx context.Context, repo registry.Reference) ([]ImageMapping, []Item, error)
 
 // toRegistry pushes items to dst's repository: every manifest by digest
-// (cosign tags under their tags), then, after verification, the artifact's tag.
+// (cosign tags under their tags), then, after verification, the images and
+// the relocation record, then the artifact's tag.
 func toRegistry(ctx context.Context, c *registry.Client, src graphSource, items []Item, dst registry.Reference, opts Options, res *Result, images imageCopier) error {
 	root := items[0].Descriptor
 	if dst.Digest != "" && dst.Digest != root.Digest {
@@ -115,6 +116,15 @@ func toRegistry(ctx context.Context, c *registry.Client, src graphSource, items 
 			return fmt.Errorf("copy %s (%s %s) to %s: %w", res.Source, it.Kind, it.Descriptor.Digest, to, err)
 		}
 	}
+	// Verified before the images are copied: a copy that fails here
+	// leaves only untagged content behind, no image tags.
+	if opts.Policy != nil {
+		v, err := verify.Verify(ctx, verify.Target{Client: c, Ref: repo}, root, opts.Policy)
+		res.Verification = v
+		if err != nil {
+			return fmt.Errorf("copy %s: at the destination %s (left untagged): %w", res.Source, res.Destination, err)
+		}
+	}
 	if images != nil {
 		maps, imgItems, err := images(ctx, repo)
 		if err != nil {
@@ -127,13 +137,6 @@ func toRegistry(ctx context.Context, c *registry.Client, src graphSource, items 
 				return err
 			}
 			res.Record = &d
-		}
-	}
-	if opts.Policy != nil {
-		v, err := verify.Verify(ctx, verify.Target{Client: c, Ref: repo}, root, opts.Policy)
-		res.Verification = v
-		if err != nil {
-			return fmt.Errorf("copy %s: at the destination %s (left untagged): %w", res.Source, res.Destination, err)
 		}
 	}
 	if dst.Tag != "" {
