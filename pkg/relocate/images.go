@@ -90,57 +90,87 @@ func fromLayout(ls layoutSource) imageSource {
 }
 
 // copyImages copies every image by digest into its ImageRepository under
-// dst (tagged with its source tag, if any) and returns the mappings.
-func copyImages(ctx context.Context, c *registry.Client, images []string, from imageSource, dst registry.Reference) ([]ImageMapping, []Item, error) {
+// dst, tagged as listed, with the image's own signatures, attestations and
+// referrers (cosign's tags and OCI referrers, as for the add-on), so that
+// the mirror can be verified with the image publisher's keys.
+func copyImages(ctx context.Context, c *registry.Client, images []string, from imageSource, dst registry.Reference, maxReferrers int) ([]ImageMapping, []Item, error) {
 	var maps []ImageMapping
 	var items []Item
 	for _, img := range images {
-		ref, err := imageRef(img)
+		ref, gs, plan, err := imagePlan(ctx, img, from, maxReferrers)
 		if err != nil {
 			return nil, nil, err
 		}
-		gs, d, err := from(ctx, img, ref)
-		if err != nil {
-			return nil, nil, fmt.Errorf("image %s: %w", img, err)
-		}
-		// An image the add-on pins by digest is copied only as that digest
-		// (a tarball's entry is found by name, and could be another).
-		if ref.Digest != "" && d.Digest != ref.Digest {
-			return nil, nil, fmt.Errorf("image %s: %w: found %s", img, registry.ErrDigestMismatch, d.Digest)
-		}
 		to := ImageRepository(dst, ref)
-		to.Tag = ref.Tag
-		if _, err := c.Push(ctx, gs, d, to); err != nil {
-			return nil, nil, fmt.Errorf("image %s (%s) to %s: %w", img, d.Digest, to, err)
+		for _, it := range plan {
+			target := to
+			switch it.Kind {
+			case KindImage:
+				target.Tag = ref.Tag
+			case KindTag:
+				target.Tag = it.Tag
+			}
+			if _, err := c.Push(ctx, gs, it.Descriptor, target); err != nil {
+				return nil, nil, fmt.Errorf("image %s (%s %s) to %s: %w", img, it.Kind, it.Descriptor.Digest, target, err)
+			}
 		}
-		maps = append(maps, ImageMapping{Name: imageName(img), Source: img, NewName: to.Repo(), Digest: d.Digest})
-		items = append(items, Item{Kind: KindImage, Tag: img, Descriptor: d})
+		maps = append(maps, ImageMapping{Name: imageName(img), Source: img, NewName: to.Repo(), Digest: plan[0].Descriptor.Digest})
+		items = append(items, plan...)
 	}
 	return maps, items, nil
 }
 
+// imagePlan finds image img and lists what copying it involves: the image
+// (first, Kind KindImage, Tag img) and its cosign tags and referrers. An
+// image the add-on pins by digest is copied only as that digest (a
+// tarball's entry is found by name, and could be another).
+func imagePlan(ctx context.Context, img string, from imageSource, maxReferrers int) (registry.Reference, graphSource, []Item, error) {
+	ref, err := imageRef(img)
+	if err != nil {
+		return ref, nil, nil, err
+	}
+	gs, d, err := from(ctx, img, ref)
+	if err != nil {
+		return ref, nil, nil, fmt.Errorf("image %s: %w", img, err)
+	}
+	if ref.Digest != "" && d.Digest != ref.Digest {
+		return ref, nil, nil, fmt.Errorf("image %s: %w: found %s", img, registry.ErrDigestMismatch, d.Digest)
+	}
+	items, err := plan(ctx, gs, d, img, maxReferrers)
+	if err != nil {
+		return ref, nil, nil, fmt.Errorf("image %s: %w", img, err)
+	}
+	items[0].Kind = KindImage
+	return ref, gs, items, nil
+}
+
 // exportImages copies every image into the layout store, tagged with the
-// image as listed and marked with AnnotationImage.
-func exportImages(ctx context.Context, c *registry.Client, images []string, store *oci.Store) ([]Item, error) {
+// image as listed and marked with AnnotationImage, with its cosign tags
+// (under their own names) and referrers.
+func exportImages(ctx context.Context, c *registry.Client, images []string, store *oci.Store, maxReferrers int) ([]Item, error) {
 	var items []Item
 	for _, img := range images {
-		ref, err := imageRef(img)
+		_, gs, plan, err := imagePlan(ctx, img, fromRegistry(c), maxReferrers)
 		if err != nil {
 			return nil, err
 		}
-		gs, d, err := fromRegistry(c)(ctx, img, ref)
-		if err != nil {
-			return nil, fmt.Errorf("image %s: %w", img, err)
+		for _, it := range plan {
+			if err := oras.CopyGraph(ctx, gs, store, it.Descriptor, oras.DefaultCopyGraphOptions); err != nil {
+				return nil, fmt.Errorf("image %s (%s %s): %w", img, it.Kind, it.Descriptor.Digest, err)
+			}
+			tagged := it.Descriptor
+			switch it.Kind {
+			case KindImage:
+				tagged.Annotations = map[string]string{AnnotationImage: img}
+			case KindTag:
+			default:
+				continue
+			}
+			if err := store.Tag(ctx, tagged, it.Tag); err != nil {
+				return nil, fmt.Errorf("image %s: tag %s: %w", img, it.Tag, err)
+			}
 		}
-		if err := oras.CopyGraph(ctx, gs, store, d, oras.DefaultCopyGraphOptions); err != nil {
-			return nil, fmt.Errorf("image %s (%s): %w", img, d.Digest, err)
-		}
-		tagged := d
-		tagged.Annotations = map[string]string{AnnotationImage: img}
-		if err := store.Tag(ctx, tagged, img); err != nil {
-			return nil, fmt.Errorf("image %s: tag: %w", img, err)
-		}
-		items = append(items, Item{Kind: KindImage, Tag: img, Descriptor: d})
+		items = append(items, plan...)
 	}
 	return items, nil
 }

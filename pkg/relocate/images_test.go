@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/addonpack/addonpack/pkg/sign"
 	"github.com/addonpack/addonpack/pkg/verify"
 	"os"
 	"path/filepath"
@@ -118,7 +119,24 @@ func TestCopyImages(t *testing.T) {
 	c := newClient(t)
 	srcHost := testregistry.New(t).Host()
 	image := srcHost + "/library/echo:1.0.0"
-	imgDesc := pushImage(t, c, registry.Reference{Registry: srcHost, Repository: "library/echo", Tag: "1.0.0"})
+	imgRef := registry.Reference{Registry: srcHost, Repository: "library/echo", Tag: "1.0.0"}
+	imgDesc := pushImage(t, c, imgRef)
+	// The image's publisher signed it (cosign's classic tag and a bundle
+	// referrer): the signatures travel with the image.
+	imgKey := newKey(t)
+	for _, f := range []sign.Format{sign.FormatClassic, sign.FormatBundle} {
+		if _, err := sign.Sign(ctx, sign.Target{Client: c, Ref: imgRef}, imgDesc, imgKey, sign.Options{Format: f}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pub := filepath.Join(t.TempDir(), "image.pub")
+	if err := os.WriteFile(pub, imgKey.PublicPEM(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	imgPolicy, err := verify.PolicyFromKeys(ctx, []string{pub}, verify.KeyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	store := memory.New()
 	res, err := build.Build(ctx, copyHello(t, image), store, build.Options{})
 	if err != nil {
@@ -139,6 +157,11 @@ func TestCopyImages(t *testing.T) {
 		}
 		if d, err := c.Resolve(ctx, registry.Reference{Registry: dstHost, Repository: "mirror/hello/library/echo", Tag: "1.0.0"}); err != nil || d.Digest != imgDesc.Digest {
 			t.Fatalf("copied image: %v %v", d.Digest, err)
+		}
+		mirrored := registry.Reference{Registry: dstHost, Repository: "mirror/hello/library/echo", Tag: "1.0.0"}
+		vr, err := verify.Verify(ctx, verify.Target{Client: c, Ref: mirrored}, imgDesc, imgPolicy)
+		if err != nil || len(vr.Signatures) != 2 {
+			t.Fatalf("the mirrored image's signatures (classic and bundle): %+v %v", vr, err)
 		}
 		out := renderAt(t, c, registry.Reference{Registry: dstHost, Repository: "mirror/hello", Tag: "0.1.0"})
 		if !strings.Contains(out, "image: "+newName+"@"+imgDesc.Digest.String()) || strings.Contains(out, srcHost) {

@@ -21,7 +21,7 @@ func TestCopyImagesPinnedDigest(t *testing.T) {
 		return nil, other, nil
 	}
 	dst := registry.Reference{Registry: "registry.internal", Repository: "mirror/hello"}
-	_, _, err := copyImages(context.Background(), nil, []string{"docker.io/library/echo@" + pinned.String()}, from, dst)
+	_, _, err := copyImages(context.Background(), nil, []string{"docker.io/library/echo@" + pinned.String()}, from, dst, 10)
 	if !errors.Is(err, registry.ErrDigestMismatch) {
 		t.Fatalf("got %v, want ErrDigestMismatch", err)
 	}

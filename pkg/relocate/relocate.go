@@ -84,7 +84,7 @@ func Copy(ctx context.Context, c *registry.Client, src, dst registry.Reference, 
 			return res, err
 		}
 		images = func(ctx context.Context, repo registry.Reference) ([]ImageMapping, []Item, error) {
-			return copyImages(ctx, c, list, fromRegistry(c), repo)
+			return copyImages(ctx, c, list, fromRegistry(c), repo, opts.maxReferrers())
 		}
 	}
 	return res, toRegistry(ctx, c, remoteSource{c: c, ref: src}, items, dst, opts, res, images)

@@ -75,7 +75,7 @@ func ToTarball(ctx context.Context, c *registry.Client, src registry.Reference, 
 			}
 		}
 	}
-	imgItems, err := exportImages(ctx, c, images, store)
+	imgItems, err := exportImages(ctx, c, images, store, opts.maxReferrers())
 	if err != nil {
 		return res, fmt.Errorf("copy %s to %s: %w", res.Source, path, err)
 	}
@@ -131,7 +131,7 @@ func FromTarball(ctx context.Context, c *registry.Client, spec string, dst regis
 			return res, err
 		}
 		images = func(ctx context.Context, repo registry.Reference) ([]ImageMapping, []Item, error) {
-			return copyImages(ctx, c, list, fromLayout(ls), repo)
+			return copyImages(ctx, c, list, fromLayout(ls), repo, opts.maxReferrers())
 		}
 	}
 	return res, toRegistry(ctx, c, ls, items, dst, opts, res, images)
