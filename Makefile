@@ -30,7 +30,7 @@ tools:
 test: tools lint test-unit fuzz-short
 
 test-unit:
-	$(GO) test -race -count=1 $(PKGS)
+	ADDONPACK_REQUIRE_PEERS=1 $(GO) test -race -count=1 $(PKGS)
 
 fuzz-short:
 	@for t in $(FUZZ_TARGETS); do \

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/addonpack/addonpack/cmd/addonpack/commands"
+	"github.com/addonpack/addonpack/internal/peertool"
 	"github.com/addonpack/addonpack/internal/realregistry"
 )
 
@@ -44,34 +45,11 @@ func must(t *testing.T, env map[string]string, args ...string) string {
 	return r.out
 }
 
-// tool finds a peer binary: $ADDONPACK_TOOLS/bin, ~/.cache/addonpack-tools/bin,
-// then PATH. It skips the test, loudly, only when the binary is absent.
+// tool finds a peer binary (see internal/peertool: fails under make test
+// when missing).
 func tool(t *testing.T, name string) string {
 	t.Helper()
-	var dirs []string
-	if d := os.Getenv("ADDONPACK_TOOLS"); d != "" {
-		dirs = append(dirs, filepath.Join(d, "bin"))
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		dirs = append(dirs, filepath.Join(h, ".cache", "addonpack-tools", "bin"))
-	}
-	for _, d := range dirs {
-		if p := filepath.Join(d, name); isExec(p) {
-			return p
-		}
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p
-	}
-	t.Skipf("SKIPPING %s INTEROP TEST: the %s binary is not installed. Run scripts/install-peers.sh and "+
-		"scripts/ensure-tools.sh (make test does) to install oras, crane, cosign into $ADDONPACK_TOOLS/bin and skopeo from Debian.",
-		strings.ToUpper(name), name)
-	return ""
-}
-
-func isExec(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+	return peertool.Path(t, name)
 }
 
 // peer runs a peer binary with a private HOME (and so a private docker
@@ -117,19 +95,4 @@ func publish(t *testing.T, host, repo, format string) published {
 }
 
 // optionalTool returns a peer binary's path, or "" when it is not installed.
-func optionalTool(name string) string {
-	var dirs []string
-	if d := os.Getenv("ADDONPACK_TOOLS"); d != "" {
-		dirs = append(dirs, filepath.Join(d, "bin"))
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		dirs = append(dirs, filepath.Join(h, ".cache", "addonpack-tools", "bin"))
-	}
-	for _, d := range dirs {
-		if p := filepath.Join(d, name); isExec(p) {
-			return p
-		}
-	}
-	p, _ := exec.LookPath(name)
-	return p
-}
+func optionalTool(name string) string { return peertool.Find(name) }

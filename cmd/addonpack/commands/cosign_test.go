@@ -10,33 +10,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/addonpack/addonpack/internal/peertool"
 	"github.com/addonpack/addonpack/internal/realregistry"
 	"github.com/addonpack/addonpack/testregistry"
 )
 
 // cosignBinary finds the cosign v2 CLI that scripts/install-peers.sh
-// installs: $ADDONPACK_TOOLS/bin/cosign, ~/.cache/addonpack-tools/bin/cosign,
-// or cosign on PATH. The interop tests skip, loudly, only when it is absent.
+// installs (see internal/peertool: fails under make test when missing).
 func cosignBinary(t *testing.T) string {
 	t.Helper()
-	var candidates []string
-	if d := os.Getenv("ADDONPACK_TOOLS"); d != "" {
-		candidates = append(candidates, filepath.Join(d, "bin", "cosign"))
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		candidates = append(candidates, filepath.Join(h, ".cache", "addonpack-tools", "bin", "cosign"))
-	}
-	for _, c := range candidates {
-		if _, err := os.Stat(c); err == nil {
-			return c
-		}
-	}
-	if p, err := exec.LookPath("cosign"); err == nil {
-		return p
-	}
-	t.Skip("SKIPPING COSIGN INTEROP TEST: the cosign v2.6.5 CLI is not installed. " +
-		"Run scripts/install-peers.sh (make test does) to build it into $ADDONPACK_TOOLS/bin.")
-	return ""
+	return peertool.Path(t, "cosign")
 }
 
 // cosign runs the cosign CLI offline: a private HOME and TUF root, a key
