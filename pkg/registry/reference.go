@@ -19,7 +19,8 @@ type Reference struct {
 }
 
 // ParseReference parses "registry/repository[:tag][@digest]". The registry
-// part is mandatory (there is no docker.io default) and no tag is implied.
+// part is mandatory (there is no docker.io default) and no tag is implied;
+// its host is lower-cased.
 // Errors wrap ErrInvalidReference and name the input.
 func ParseReference(s string) (Reference, error) {
 	base, dgst, hasDigest := strings.Cut(s, "@")
@@ -30,7 +31,9 @@ func ParseReference(s string) (Reference, error) {
 	if err != nil {
 		return Reference{}, fmt.Errorf("%w %q: %w", ErrInvalidReference, s, err)
 	}
-	ref := Reference{Registry: r.Registry, Repository: r.Repository, Tag: r.Reference}
+	// Host names are case-insensitive: one spelling, so that scopes, cache
+	// keys and comparisons see one registry.
+	ref := Reference{Registry: strings.ToLower(r.Registry), Repository: r.Repository, Tag: r.Reference}
 	if hasDigest {
 		d, err := digest.Parse(dgst)
 		if err != nil {

@@ -49,7 +49,7 @@ func Create(dir string, opts Options) ([]string, error) {
 		return nil, fmt.Errorf("add-on name %q must be a DNS-1123 label (lowercase letters, digits, '-'); pass --name: %w", name, spec.ErrInvalid)
 	}
 	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-		return nil, fmt.Errorf("%s: %w", dir, ErrExists)
+		return nil, fmt.Errorf("%s: %w: init never overwrites; remove it or choose another directory", dir, ErrExists)
 	}
 	v := values{Name: name, Group: name + ".addons.example.com", Kind: kindOf(name) + "Config"}
 	var written []string

@@ -5,7 +5,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/addonpack/addonpack/pkg/archive"
 	"github.com/addonpack/addonpack/pkg/config"
+	"github.com/addonpack/addonpack/pkg/deliver"
+	"github.com/addonpack/addonpack/pkg/locate"
 	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/schema"
 )
@@ -89,10 +92,12 @@ fetched, not the content.`,
 // configSchema returns the canonical schema and config type of ARG, from the
 // config blob for an artifact (no content download) or from a source dir.
 func (g *globals) configSchema(cmd *cobra.Command, arg string, vf *verifyFlags) ([]byte, string, string, error) {
-	if local, err := localDir(arg); err != nil {
+	a, err := g.locate(arg)
+	if err != nil {
 		return nil, "", "", err
-	} else if local {
-		p, err := g.open(cmd.Context(), arg, vf)
+	}
+	if a.Kind == locate.SourceDir {
+		p, err := deliver.OpenDir(a.Path, archive.DefaultLimits())
 		if err != nil {
 			return nil, "", "", err
 		}
@@ -105,7 +110,7 @@ func (g *globals) configSchema(cmd *cobra.Command, arg string, vf *verifyFlags) 
 		}
 		return t.Schema.JSON(), t.APIVersion, t.Kind, nil
 	}
-	src, opts, err := g.consume(cmd.Context(), arg, vf)
+	src, opts, err := g.consumeArg(cmd.Context(), a, vf)
 	if err != nil {
 		return nil, "", "", err
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/addonpack/addonpack/pkg/deliver"
-	"github.com/addonpack/addonpack/pkg/layout"
+	"github.com/addonpack/addonpack/pkg/locate"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/relocate"
 )
@@ -130,13 +130,14 @@ and the record is written by --from-tarball --images.`,
 // relocated image becomes NEWNAME@DIGEST. Without a record for ARG's
 // registry, rendered is returned unchanged.
 func (g *globals) relocated(ctx context.Context, arg string, p *deliver.Package, allowTags bool) error {
-	if p.Loaded == nil || layout.IsLayout(arg) || g.offline {
+	if p.Loaded == nil || g.offline {
 		return nil
 	}
-	ref, err := g.reference(arg)
-	if err != nil {
+	a, err := g.locate(arg)
+	if err != nil || a.Kind != locate.Reference {
 		return err
 	}
+	ref := a.Ref
 	c, err := g.client()
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/config"
 	"github.com/addonpack/addonpack/pkg/keys"
 	"github.com/addonpack/addonpack/pkg/layout"
+	"github.com/addonpack/addonpack/pkg/locate"
 	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/relocate"
@@ -32,7 +33,7 @@ const (
 	ExitUnreachable = 5   // the registry could not be reached (DNS, connection, TLS)
 	ExitDenied      = 6   // the registry refused the credentials
 	ExitIntegrity   = 7   // the registry served bytes that do not match their digest or size
-	ExitConflict    = 8   // the target exists (non-empty directory); use --force
+	ExitConflict    = 8   // the target exists: pull -o, render -o take --force; init and keygen never overwrite
 	ExitVerify      = 9   // verification failed: signatures, attestations or provenance do not satisfy the keys or policy
 	ExitInterrupted = 130 // interrupted by SIGINT or SIGTERM
 )
@@ -79,7 +80,7 @@ func isInvalid(err error) bool {
 		archive.ErrUnsafePath, archive.ErrEntryType, archive.ErrDuplicate, archive.ErrLimit, archive.ErrIgnoreFile,
 		schema.ErrSchema, schema.ErrObject, config.ErrNoConfig, archive.ErrFormat, archive.ErrFileChanged,
 		render.ErrRemoteResource, render.ErrHelm, render.ErrPlugin, build.ErrRender,
-		verify.ErrPolicy, keys.ErrKey, relocate.ErrTooMany, relocate.ErrMalformedRecord,
+		verify.ErrPolicy, keys.ErrKey, relocate.ErrTooMany, relocate.ErrMalformedRecord, locate.ErrNotUsable,
 	} {
 		if errors.Is(err, target) {
 			return true

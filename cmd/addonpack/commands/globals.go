@@ -5,10 +5,10 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -16,10 +16,9 @@ import (
 	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/cache"
 	"github.com/addonpack/addonpack/pkg/deliver"
-	"github.com/addonpack/addonpack/pkg/layout"
+	"github.com/addonpack/addonpack/pkg/locate"
 	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/registry"
-	"github.com/addonpack/addonpack/pkg/spec"
 )
 
 // globals are the flags every command shares: how to reach registries.
@@ -79,30 +78,45 @@ func (g *globals) client() (*registry.Client, error) {
 	return registry.New(opts)
 }
 
-// reference parses a registry reference argument.
+// reference parses a registry reference argument (locate's rule: one
+// written as a path, or without a registry part, is a usage error).
 func (g *globals) reference(s string) (registry.Reference, error) {
-	ref, err := registry.ParseReference(s)
+	ref, err := locate.ParseReference(s)
 	if err != nil {
 		return registry.Reference{}, usageError{err}
 	}
 	return ref, nil
 }
 
-// source opens an artifact source: an OCI layout path ("PATH[:TAG]") when one
-// exists there, else a registry reference.
-func (g *globals) source(ctx context.Context, arg string) (artifact.Source, error) {
-	if layout.IsLayout(arg) {
-		return artifact.OpenLayout(ctx, arg)
+// locate classifies ARG by locate's rule: a path when written as one, else
+// a registry reference.
+func (g *globals) locate(arg string) (locate.Arg, error) {
+	a, err := locate.Parse(arg)
+	if errors.Is(err, registry.ErrInvalidReference) {
+		return a, usageError{err}
 	}
-	ref, err := g.reference(arg)
+	return a, err
+}
+
+// source opens an artifact source: an OCI layout when ARG is written as a
+// path, else a registry reference.
+func (g *globals) source(ctx context.Context, arg string) (artifact.Source, error) {
+	a, err := g.locate(arg)
 	if err != nil {
 		return nil, err
+	}
+	switch a.Kind {
+	case locate.Reference:
+	case locate.SourceDir:
+		return nil, fmt.Errorf("%s is an add-on source directory: build it (addonpack build %s -o LAYOUT) or push it first: %w", arg, arg, locate.ErrNotUsable)
+	default:
+		return artifact.OpenLayout(ctx, a.Layout)
 	}
 	c, err := g.client()
 	if err != nil {
 		return nil, err
 	}
-	return g.cached(artifact.Remote{Client: c, Ref: ref})
+	return g.cached(artifact.Remote{Client: c, Ref: a.Ref})
 }
 
 // cached puts the cache in front of a registry source, when there is one.
@@ -170,30 +184,39 @@ func (g *globals) openCache() (*cache.Cache, error) {
 // consumer verb and returns the pull options whose Verify hook checks the
 // resolved digest under the trust flags before any content is read.
 func (g *globals) consume(ctx context.Context, arg string, vf *verifyFlags) (artifact.Source, pull.Options, error) {
-	if layout.IsLayout(arg) {
+	a, err := g.locate(arg)
+	if err != nil {
+		return nil, pull.Options{}, err
+	}
+	return g.consumeArg(ctx, a, vf)
+}
+
+// consumeArg is consume for an argument already located.
+func (g *globals) consumeArg(ctx context.Context, a locate.Arg, vf *verifyFlags) (artifact.Source, pull.Options, error) {
+	switch a.Kind {
+	case locate.Reference:
+	case locate.SourceDir:
+		return nil, pull.Options{}, fmt.Errorf("%s is an add-on source directory, not an artifact: build or push it first: %w", a.Raw, locate.ErrNotUsable)
+	default:
 		if !vf.skip {
-			return nil, pull.Options{}, usageError{fmt.Errorf("%s is an OCI layout: signatures live in registries, so verify the pushed copy, or pass --insecure-skip-verify", arg)}
+			return nil, pull.Options{}, usageError{fmt.Errorf("%s is an OCI layout: signatures live in registries, so verify the pushed copy, or pass --insecure-skip-verify", a.Raw)}
 		}
-		src, err := artifact.OpenLayout(ctx, arg)
+		src, err := artifact.OpenLayout(ctx, a.Layout)
 		if err != nil {
 			return nil, pull.Options{}, err
 		}
-		fmt.Fprintf(g.streams.Err, "Warning: --insecure-skip-verify: %s is not verified\n", arg)
+		fmt.Fprintf(g.streams.Err, "Warning: --insecure-skip-verify: %s is not verified\n", a.Raw)
 		return src, pull.Options{}, nil
-	}
-	ref, err := g.reference(arg)
-	if err != nil {
-		return nil, pull.Options{}, err
 	}
 	c, err := g.client()
 	if err != nil {
 		return nil, pull.Options{}, err
 	}
-	src, err := g.cached(artifact.Remote{Client: c, Ref: ref})
+	src, err := g.cached(artifact.Remote{Client: c, Ref: a.Ref})
 	if err != nil {
 		return nil, pull.Options{}, err
 	}
-	hook, err := vf.hook(ctx, g, c, ref)
+	hook, err := vf.hook(ctx, g, c, a.Ref)
 	if err != nil {
 		return nil, pull.Options{}, err
 	}
@@ -204,39 +227,16 @@ func (g *globals) consume(ctx context.Context, arg string, vf *verifyFlags) (art
 // directory (holding addon.yaml, the user's own files: not verified), or an
 // artifact fetched by digest after verification.
 func (g *globals) open(ctx context.Context, arg string, vf *verifyFlags) (*deliver.Package, error) {
-	if local, err := localDir(arg); err != nil {
+	a, err := g.locate(arg)
+	if err != nil {
 		return nil, err
-	} else if local {
-		return deliver.OpenDir(arg, archive.DefaultLimits())
 	}
-	src, opts, err := g.consume(ctx, arg, vf)
+	if a.Kind == locate.SourceDir {
+		return deliver.OpenDir(a.Path, archive.DefaultLimits())
+	}
+	src, opts, err := g.consumeArg(ctx, a, vf)
 	if err != nil {
 		return nil, err
 	}
 	return deliver.Fetch(ctx, src, opts)
-}
-
-// localDir reports whether arg names an add-on source directory rather than
-// a registry reference. A directory whose path also reads as a reference
-// (its first element looks like a registry host: it has a '.' or ':', or is
-// localhost) is ambiguous unless written as a path (./, ../ or /): a checkout
-// must not be able to stand in for a verified artifact.
-func localDir(arg string) (bool, error) {
-	if !isSourceDir(arg) {
-		return false, nil
-	}
-	if strings.HasPrefix(arg, "./") || strings.HasPrefix(arg, "../") || filepath.IsAbs(arg) {
-		return true, nil
-	}
-	host, _, _ := strings.Cut(arg, "/")
-	if strings.ContainsAny(host, ".:") || host == "localhost" {
-		return false, usageError{fmt.Errorf("%s is both an add-on directory here and a registry reference: write ./%s for the directory", arg, arg)}
-	}
-	return true, nil
-}
-
-// isSourceDir reports whether arg is an add-on source directory.
-func isSourceDir(arg string) bool {
-	fi, err := os.Stat(filepath.Join(arg, spec.FileName))
-	return err == nil && fi.Mode().IsRegular()
 }

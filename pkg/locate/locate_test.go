@@ -1,0 +1,148 @@
+package locate
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/addonpack/addonpack/pkg/registry"
+)
+
+func TestParseReferences(t *testing.T) {
+	tests := []struct {
+		in       string
+		registry string // "" means a usage error
+	}{
+		{"localhost:5000/addons/hello:0.1.0", "localhost:5000"},
+		{"LOCALHOST:5000/addons/hello:0.1.0", "localhost:5000"},
+		{"LOCALHOST/addons/hello:0.1.0", "localhost"},
+		{"Registry.Example.COM/addons/hello", "registry.example.com"},
+		{"127.0.0.1:5000/a/b@sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae", "127.0.0.1:5000"},
+		{"[::1]:5000/addons/hello:1", "[::1]:5000"},
+		{"hello", ""},                     // a bare name
+		{"addons/hello:0.1.0", ""},        // no registry part: not a DNS lookup of "addons"
+		{"myregistry/addons/hello:1", ""}, // a single label other than localhost
+		{"hello.tar:0.1.0", ""},           // no slash at all
+		{"./localhost:5000/addons/hello:0.1.0", ""},
+		{"/abs/path", ""},
+		{"localhost:5000/UPPER:tag", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			a, err := Parse(tt.in)
+			if tt.registry == "" {
+				if IsPath(tt.in) {
+					if err == nil || !errors.Is(err, fs.ErrNotExist) {
+						t.Fatalf("Parse(%q) = %+v, %v; want not found", tt.in, a, err)
+					}
+					if _, err := ParseReference(tt.in); !errors.Is(err, registry.ErrInvalidReference) {
+						t.Fatalf("ParseReference(%q): %v, want ErrInvalidReference", tt.in, err)
+					}
+					return
+				}
+				if !errors.Is(err, registry.ErrInvalidReference) || !strings.Contains(err.Error(), tt.in) {
+					t.Fatalf("Parse(%q) = %+v, %v; want ErrInvalidReference naming it", tt.in, a, err)
+				}
+				return
+			}
+			if err != nil || a.Kind != Reference || a.Ref.Registry != tt.registry {
+				t.Fatalf("Parse(%q) = %+v, %v; want a reference to %s", tt.in, a, err, tt.registry)
+			}
+		})
+	}
+}
+
+// TestReferenceWinsOverDirectory: a directory laid out like a reference never
+// stands in for it, in whatever case its host is written.
+func TestReferenceWinsOverDirectory(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, ref := range []string{"LOCALHOST/addons/hello:0.1.0", "localhost:5000/addons/hello:0.1.0", "Example.com/a/b"} {
+		if err := os.MkdirAll(ref, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(ref, "addon.yaml"), []byte("x"), 0o644)
+		a, err := Parse(ref)
+		if err != nil || a.Kind != Reference {
+			t.Fatalf("Parse(%q) = %+v, %v; want the reference", ref, a, err)
+		}
+		if a, err := Parse("./" + ref); err != nil || a.Kind != SourceDir {
+			t.Fatalf("Parse(./%s) = %+v, %v; want the directory", ref, a, err)
+		}
+	}
+}
+
+func TestParsePaths(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	lay := filepath.Join(dir, "layout")
+	empty := filepath.Join(dir, "empty")
+	tarball := filepath.Join(dir, "hello.tar")
+	for _, d := range []string{src, lay, empty} {
+		os.MkdirAll(d, 0o755)
+	}
+	os.WriteFile(filepath.Join(src, "addon.yaml"), nil, 0o644)
+	os.WriteFile(filepath.Join(lay, "oci-layout"), nil, 0o644)
+	os.WriteFile(tarball, nil, 0o644)
+	os.Symlink("/dev/null", filepath.Join(dir, "dev"))
+
+	tests := []struct {
+		in     string
+		kind   Kind
+		layout string
+		err    error
+	}{
+		{src, SourceDir, "", nil},
+		{lay, LayoutDir, lay, nil},
+		{lay + ":0.1.0", LayoutDir, lay + ":0.1.0", nil},
+		{tarball, Tarball, tarball, nil},
+		{tarball + ":0.1.0", Tarball, tarball + ":0.1.0", nil},
+		{empty, 0, "", ErrNotUsable},
+		{src + ":0.1.0", 0, "", ErrNotUsable},
+		{filepath.Join(dir, "dev"), 0, "", ErrNotUsable},
+		{filepath.Join(dir, "missing"), 0, "", fs.ErrNotExist},
+		{filepath.Join(dir, "missing") + ":0.1.0", 0, "", fs.ErrNotExist},
+	}
+	for _, tt := range tests {
+		t.Run(filepath.Base(tt.in), func(t *testing.T) {
+			a, err := Parse(tt.in)
+			if tt.err != nil {
+				if !errors.Is(err, tt.err) || !strings.Contains(err.Error(), tt.in) {
+					t.Fatalf("Parse(%q) = %+v, %v; want %v naming the path", tt.in, a, err, tt.err)
+				}
+				return
+			}
+			if err != nil || a.Kind != tt.kind || a.Layout != tt.layout {
+				t.Fatalf("Parse(%q) = %+v, %v; want %v %q", tt.in, a, err, tt.kind, tt.layout)
+			}
+		})
+	}
+}
+
+func TestHome(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	os.WriteFile(filepath.Join(home, "hello.tar"), nil, 0o644)
+	if a, err := Parse("~/hello.tar"); err != nil || a.Kind != Tarball || a.Path != filepath.Join(home, "hello.tar") {
+		t.Fatalf("Parse(~/hello.tar) = %+v, %v", a, err)
+	}
+}
+
+// FuzzParse: any argument is classified without a panic, and one written as
+// a path is never a reference.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"localhost:5000/a/b:1", "./x", "~", "LOCALHOST/a", "a/b", "[::1]:5/a@sha256:00", "../x:tag", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := Parse(s)
+		if err == nil && a.Kind == Reference && IsPath(s) {
+			t.Fatalf("Parse(%q) is a reference, but it is written as a path", s)
+		}
+		if err == nil && a.Kind == Reference && a.Ref.Registry != strings.ToLower(a.Ref.Registry) {
+			t.Fatalf("Parse(%q): registry %q not canonical", s, a.Ref.Registry)
+		}
+	})
+}
