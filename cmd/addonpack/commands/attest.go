@@ -45,7 +45,7 @@ subject is the manifest digest, signs it as a DSSE envelope with KEY and stores 
 --signature-format bundle. TYPE is a predicate type URI or one of cosign's short names:
 slsaprovenance1, slsaprovenance, spdx, spdxjson, cyclonedx, link, vuln, openvex, custom.
 An earlier attestation of the same type by the same key is replaced.`,
-		Example: `  addonpack attest localhost:5000/addons/hello:0.1.0 --key cosign.key --predicate sbom.spdx.json --type spdxjson`,
+		Example: `  COSIGN_PASSWORD=secret addonpack attest localhost:5000/addons/hello:0.1.0 --key release.key --predicate sbom.spdx.json --type spdxjson`,
 		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()

@@ -29,8 +29,8 @@ func newConfig(g *globals) *cobra.Command {
 v3 YAML, or as a CustomResourceDefinition serving the config type (so an operator can
 serve the same type). For a registry reference only the manifest and config blob are
 fetched, not the content.`,
-		Example: `  addonpack config schema localhost:5000/addons/coredns:1.11.3
-  addonpack config schema ./examples/coredns --format crd | kubectl apply -f -`,
+		Example: `  addonpack config schema localhost:5000/addons/hello:0.1.0 --key release.pub
+  addonpack config schema ./hello --format crd | kubectl apply -f -`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			canonical, apiVersion, kind, err := g.configSchema(cmd, args[0], &vf)
@@ -60,8 +60,8 @@ fetched, not the content.`,
 	defaultsCmd := &cobra.Command{
 		Use:   "defaults REF|LAYOUT|DIR",
 		Short: "Print a starter config: the packed defaults with the schema's defaults applied",
-		Example: `  addonpack config defaults localhost:5000/addons/coredns:1.11.3 > my-dns.yaml
-  addonpack render localhost:5000/addons/coredns:1.11.3 --values my-dns.yaml`,
+		Example: `  addonpack config defaults localhost:5000/addons/hello:0.1.0 --key release.pub > my-hello.yaml
+  addonpack render localhost:5000/addons/hello:0.1.0 --key release.pub --values my-hello.yaml`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, err := g.open(cmd.Context(), args[0], &vf)

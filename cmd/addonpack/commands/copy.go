@@ -49,10 +49,9 @@ referrer of the add-on, artifactType application/vnd.addonpack.relocation.v1+jso
 'addonpack render' of the copy rewrites each image to its new name with the digest pinned,
 through kustomize's images transformer. With --to-tarball the images travel in the tarball
 and the record is written by --from-tarball --images.`,
-		Example: `  addonpack copy ghcr.io/example/addons/hello:0.1.0 registry.internal/addons/hello --key cosign.pub
-  addonpack copy ghcr.io/example/addons/hello:0.1.0 --to-tarball hello.tar --key cosign.pub
-  addonpack copy --from-tarball hello.tar registry.airgap/addons/hello --key cosign.pub
-  addonpack copy ghcr.io/example/addons/hello:0.1.0 registry.internal/addons/hello --key cosign.pub --images`,
+		Example: `  addonpack copy localhost:5000/addons/hello:0.1.0 localhost:5000/mirror/hello --key release.pub
+  addonpack copy localhost:5000/addons/hello:0.1.0 --to-tarball hello.tar --key release.pub
+  addonpack copy --from-tarball hello.tar localhost:5000/airgap/hello --key release.pub`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			want := 2
 			if toTarball != "" || fromTarball != "" {

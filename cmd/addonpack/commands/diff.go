@@ -27,8 +27,8 @@ func newDiff(g *globals) *cobra.Command {
 same --values, and prints a unified diff of the output, so an upgrade can be reviewed
 before it is applied and CI can publish only on change (--exit-code: exit 1 when they
 differ, like git diff).`,
-		Example: `  addonpack diff localhost:5000/addons/coredns:1.11.2 localhost:5000/addons/coredns:1.11.3 --values my-dns.yaml
-  addonpack diff localhost:5000/addons/coredns:1.11.3 ./examples/coredns --exit-code`,
+		Example: `  addonpack diff localhost:5000/addons/hello:0.1.0 localhost:5000/addons/hello:0.2.0 --key release.pub --values my-hello.yaml
+  addonpack diff localhost:5000/addons/hello:0.1.0 ./hello --key release.pub --exit-code`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			data, name, err := g.readValues(values)

@@ -16,7 +16,7 @@ func newInit(g *globals) *cobra.Command {
 		Long: `init writes addon.yaml, a kustomize base (Namespace, ServiceAccount, Deployment, Service),
 a component-config schema with defaults, and the kustomize replacements that wire the
 config into the manifests. DIR must be missing or empty.`,
-		Example: `  addonpack init hello
+		Example: `  addonpack init my-addon
   addonpack init ./addons/dns --name cluster-dns`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -24,8 +24,8 @@ func newKeygen(g *globals) *cobra.Command {
 (scrypt + secretbox, "ENCRYPTED SIGSTORE PRIVATE KEY"), and PREFIX.pub, its public key.
 The password comes from $COSIGN_PASSWORD, or is asked for twice on a terminal.
 Keys from 'cosign generate-key-pair' work in addonpack and the other way round.`,
-		Example: `  COSIGN_PASSWORD=… addonpack keygen --output-key-prefix release
-  addonpack push ./hello registry.example.com/addons/hello:0.1.0 --key release.key`,
+		Example: `  COSIGN_PASSWORD=secret addonpack keygen --output-key-prefix ci
+  COSIGN_PASSWORD=secret addonpack push ./hello localhost:5000/addons/hello:0.1.0 --key ci.key`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			pair, err := keys.WriteKeyPair(prefix, g.passFunc())

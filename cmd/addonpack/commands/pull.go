@@ -31,9 +31,9 @@ empty, or --force replaces it.
 
 Verification is required: --key or --policy, or an explicit --insecure-skip-verify (which
 prints a warning). A digest verified under a policy is remembered for an hour in the cache.`,
-		Example: `  addonpack pull localhost:5000/addons/hello:0.1.0 -o ./hello --key cosign.pub
-  addonpack pull registry.example.com/addons/hello@sha256:… -o ./hello --policy policy.yaml --force
-  addonpack pull localhost:5000/addons/hello:0.1.0 -o ./hello --insecure-skip-verify`,
+		Example: `  addonpack pull localhost:5000/addons/hello:0.1.0 -o ./hello-pulled --key release.pub
+  addonpack pull localhost:5000/addons/hello:0.1.0 -o ./hello-pulled --policy policy.yaml --force
+  addonpack pull ./hello-layout -o ./hello-unverified --insecure-skip-verify`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dir == "" {

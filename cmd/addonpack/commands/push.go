@@ -39,9 +39,9 @@ With --prefix, every DIR is pushed to PREFIX/<name>:<version> from its addon.yam
 process: one key unlock, one registry client, a few add-ons in flight at once. One line
 per add-on; a failure does not stop the others, and the first one sets the exit code.`,
 		Example: `  addonpack push ./hello localhost:5000/addons/hello:0.1.0
-  addonpack build ./hello --tarball hello.tar && addonpack push hello.tar registry.example.com/addons/hello:0.1.0
-  addonpack push ./hello registry.example.com/addons/hello:0.1.0 --key cosign.key
-  addonpack push --prefix registry.example.com/addons ./addons/* --key cosign.key`,
+  addonpack build ./hello --tarball hello.tar && addonpack push hello.tar localhost:5000/addons/hello:0.1.0
+  COSIGN_PASSWORD=secret addonpack push ./hello localhost:5000/addons/hello:0.1.0 --key release.key
+  COSIGN_PASSWORD=secret addonpack push --prefix localhost:5000/addons ./hello ./hello-0.2.0 --key release.key`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if prefix != "" {
 				if len(args) == 0 {

@@ -39,10 +39,10 @@ always give byte-identical output.
 from the registry, pinned by digest (Flux: OCIRepository with a layerSelector and, with
 --public-key, cosign verification, plus a Kustomization; Argo CD: an Application with an OCI
 source). They apply the package as published, with its default config.`,
-		Example: `  addonpack render localhost:5000/addons/coredns:1.11.3 --key cosign.pub --values my-dns.yaml | kubectl apply -f -
-  addonpack render ./examples/coredns --values examples/coredns/config/custom.yaml
-  addonpack render localhost:5000/addons/coredns:1.11.3 --format kustomize -o ./coredns && kubectl apply -k ./coredns
-  addonpack render --for flux localhost:5000/addons/coredns:1.11.3 --public-key cosign.pub`,
+		Example: `  addonpack render localhost:5000/addons/hello:0.1.0 --key release.pub --values my-hello.yaml | kubectl apply -f -
+  addonpack render ./hello --values my-hello.yaml
+  addonpack render localhost:5000/addons/hello:0.1.0 --key release.pub --format kustomize -o ./hello-rendered && kubectl apply -k ./hello-rendered
+  addonpack render --for flux localhost:5000/addons/hello:0.1.0 --key release.pub --public-key release.pub`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()

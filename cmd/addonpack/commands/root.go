@@ -29,9 +29,11 @@ component-config schema — into a reproducible OCI artifact that any registry c
 and pulls it back checked, ready for kubectl, Flux or Argo CD.`,
 		Example: `  addonpack init hello
   addonpack build hello
-  addonpack push hello localhost:5000/addons/hello:0.1.0
+  COSIGN_PASSWORD=secret addonpack keygen --output-key-prefix release
+  COSIGN_PASSWORD=secret addonpack push hello localhost:5000/addons/hello:0.1.0 --key release.key
   addonpack inspect localhost:5000/addons/hello:0.1.0
-  addonpack pull localhost:5000/addons/hello:0.1.0 -o ./hello-pulled`,
+  addonpack verify localhost:5000/addons/hello:0.1.0 --key release.pub --require-provenance
+  addonpack pull localhost:5000/addons/hello:0.1.0 -o ./hello-pulled --key release.pub`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

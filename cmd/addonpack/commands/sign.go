@@ -85,8 +85,8 @@ hashivault://). The password of an encrypted key comes from $COSIGN_PASSWORD or 
 By default the signature is stored the way 'cosign sign' stores it (a simple-signing payload
 in the sha256-<hex>.sig tag), which every registry supports and 'cosign verify' reads.
 --signature-format bundle stores a Sigstore bundle as an OCI 1.1 referrer instead.`,
-		Example: `  addonpack sign localhost:5000/addons/hello:0.1.0 --key cosign.key
-  addonpack sign registry.example.com/addons/hello@sha256:… --key awskms:///alias/release -a team=dns`,
+		Example: `  COSIGN_PASSWORD=secret addonpack sign localhost:5000/addons/hello:0.1.0 --key release.key
+  COSIGN_PASSWORD=secret addonpack sign localhost:5000/addons/hello:0.1.0 --key release.key -a team=dns --signature-format bundle`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()

@@ -34,8 +34,8 @@ could not be reached. -v lists every candidate and why it failed.
 With several references, they are verified in one process with one registry client and
 bounded concurrency, one line each; digests that passed the same policy within the last
 hour are answered from the verified-digest cache (--no-cache to check them all again).`,
-		Example: `  addonpack verify localhost:5000/addons/hello:0.1.0 --key cosign.pub --require-provenance
-  addonpack verify registry.example.com/addons/hello:0.1.0 --policy policy.yaml -o json`,
+		Example: `  addonpack verify localhost:5000/addons/hello:0.1.0 --key release.pub --require-provenance
+  addonpack verify localhost:5000/addons/hello:0.1.0 --policy policy.yaml -o json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError{errors.New("verify needs at least one reference")}
