@@ -131,6 +131,10 @@ func (h *handler) route(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusMethodNotAllowed, CodeUnsupported, "method not allowed", r.Method)
 		return
 	}
+	if h.opts.noDelete && r.Method == http.MethodDelete && (rt.kind == routeManifest || rt.kind == routeBlob) {
+		writeError(w, r, http.StatusMethodNotAllowed, CodeUnsupported, "the operation is unsupported", "deletes are disabled")
+		return
+	}
 	if rt.kind == routeBase {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Length", "2")

@@ -54,6 +54,31 @@ func TestManifestPushPullDelete(t *testing.T) {
 	expect(t, resp, body, http.StatusNotFound, CodeManifestUnknown)
 }
 
+// TestWithoutDeletes: every manifest and blob DELETE is refused as
+// distribution refuses it without storage.delete.enabled; nothing goes.
+func TestWithoutDeletes(t *testing.T) {
+	reg := New(t, WithoutDeletes())
+	c := reg.Client()
+	repo := "r"
+	m := imageManifest(t, reg, repo, nil, "layer")
+	d := sha256Digest(m)
+	pushManifest(t, reg, repo, "v1", MediaTypeImageManifest, m)
+	var layer struct {
+		Layers []struct{ Digest string } `json:"layers"`
+	}
+	if err := json.Unmarshal(m, &layer); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"manifests/v1", "manifests/" + d, "blobs/" + layer.Layers[0].Digest} {
+		resp, body := do(t, c, "DELETE", reg.URL()+"/v2/"+repo+"/"+path, nil)
+		expect(t, resp, body, http.StatusMethodNotAllowed, CodeUnsupported)
+	}
+	for _, ref := range []string{"v1", d} {
+		resp, body := do(t, c, "GET", reg.URL()+"/v2/"+repo+"/manifests/"+ref, nil)
+		expect(t, resp, body, http.StatusOK, "")
+	}
+}
+
 func TestManifestValidation(t *testing.T) {
 	reg := New(t, WithMaxManifestSize(2048))
 	c := reg.Client()

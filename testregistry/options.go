@@ -21,6 +21,7 @@ type options struct {
 	maxManifestSize int64
 	accessLog       io.Writer
 	allowSparse     bool
+	noDelete        bool
 }
 
 func buildOptions(opts []Option) *options {
@@ -95,4 +96,11 @@ func WithAccessLog(w io.Writer) Option {
 // "sparse" data set). By default such pushes fail with MANIFEST_BLOB_UNKNOWN.
 func WithSparseManifests() Option {
 	return func(o *options) { o.allowSparse = true }
+}
+
+// WithoutDeletes refuses every DELETE of a manifest or blob with 405 and the
+// error code UNSUPPORTED, as CNCF distribution does unless
+// storage.delete.enabled is set.
+func WithoutDeletes() Option {
+	return func(o *options) { o.noDelete = true }
 }

@@ -22,6 +22,9 @@ const Binary = "/usr/bin/docker-registry"
 type Options struct {
 	// Htpasswd, when set, is a bcrypt htpasswd file that enables basic auth.
 	Htpasswd string
+	// NoDelete leaves storage.delete disabled, as distribution ships: every
+	// DELETE is then refused with 405 UNSUPPORTED.
+	NoDelete bool
 }
 
 var listening = regexp.MustCompile(`listening on (127\.0\.0\.1:[0-9]+)`)
@@ -47,11 +50,11 @@ storage:
   filesystem:
     rootdirectory: %s
   delete:
-    enabled: true
+    enabled: %t
 http:
   addr: 127.0.0.1:0
   secret: addonpack-test
-`, filepath.Join(dir, "data"))
+`, filepath.Join(dir, "data"), !opts.NoDelete)
 	if opts.Htpasswd != "" {
 		config += fmt.Sprintf("auth:\n  htpasswd:\n    realm: addonpack-test\n    path: %s\n", opts.Htpasswd)
 	}
