@@ -3,6 +3,7 @@ package registry
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -110,7 +111,7 @@ func (c *Client) push(ctx context.Context, src content.ReadOnlyStorage, root oci
 	if fresh {
 		dst = unasked{repo, src}
 	}
-	if err := oras.CopyGraph(ctx, src, dst, root, opts); err != nil {
+	if err := oras.CopyGraph(ctx, src, dst, root, opts); err != nil && !supersededIndexKept(err) {
 		return Reference{}, wrapErr("push", name, err)
 	}
 	return ref.WithDigest(root.Digest), nil
@@ -142,4 +143,15 @@ func (u unasked) Exists(ctx context.Context, d ocispec.Descriptor) (bool, error)
 		return false, nil
 	}
 	return u.Repository.Exists(ctx, d)
+}
+
+// supersededIndexKept reports the one failure after which the push is
+// complete: on a registry without the referrers API, oras-go has pushed the
+// manifest and the updated referrers index (sha256-<hex> tag) and then could
+// not delete the index it replaces, as on CNCF distribution with deletes
+// disabled (its default). The old index stays, untagged, until the
+// registry's garbage collection.
+func supersededIndexKept(err error) bool {
+	var re *remote.ReferrersError
+	return errors.As(err, &re) && re.IsReferrersIndexDelete()
 }
