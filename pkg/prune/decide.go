@@ -1,0 +1,182 @@
+package prune
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/addonpack/addonpack/pkg/registry"
+)
+
+// planner holds what NewPlan has learnt of the repository.
+type planner struct {
+	r    Registry
+	repo registry.Reference
+	opts Options
+	plan *Plan
+	tags map[string]bool
+	// tagDigest is what each release or other (non-vouching) tag points at.
+	tagDigest map[string]digest.Digest
+	// known are digests seen to exist: tagged, or found in a walk.
+	known map[digest.Digest]bool
+	// planned are digests the plan deletes.
+	planned map[digest.Digest]bool
+	// protected are digests never deleted, with the reason.
+	protected map[digest.Digest]string
+}
+
+// group is one manifest to delete as a release, with its release tags.
+type group struct {
+	desc ocispec.Descriptor
+	tags []string
+}
+
+// decide sorts every non-vouching tag into kept and deleted, resolves them,
+// protects the digests of kept tags and pins, and returns the manifests to
+// delete as releases, oldest release first.
+func (p *planner) decide(ctx context.Context, tags []string) ([]group, error) {
+	var rng *versionRange
+	if p.opts.KeepRange != "" {
+		var err error
+		if rng, err = parseRange(p.opts.KeepRange); err != nil {
+			return nil, err
+		}
+	}
+	named := map[string]bool{}
+	for _, t := range p.opts.Tags {
+		if !p.tags[t] {
+			return nil, fmt.Errorf("--tag %s: %w", p.repo.Repo()+":"+t, registry.ErrNotFound)
+		}
+		named[t] = true
+	}
+	byVersion := p.opts.Keep > 0 || rng != nil
+	keep := map[string]string{} // tag -> reason
+	var doomed []string         // oldest release first, then named others
+	releases := releasesOf(tags)
+	isRelease := map[string]bool{}
+	for i, rel := range releases {
+		isRelease[rel.tag] = true
+		switch {
+		case named[rel.tag]:
+		case !byVersion:
+			keep[rel.tag] = "not named"
+		case i < p.opts.Keep:
+			keep[rel.tag] = fmt.Sprintf("one of the %d newest versions", p.opts.Keep)
+		case rng.contains(rel):
+			keep[rel.tag] = "in --keep-range " + p.opts.KeepRange
+		default:
+			continue
+		}
+	}
+	for i := len(releases) - 1; i >= 0; i-- {
+		if _, ok := keep[releases[i].tag]; !ok {
+			doomed = append(doomed, releases[i].tag)
+		}
+	}
+	var all []string
+	for _, t := range tags {
+		if _, vouch := vouchSubject(t); vouch {
+			continue
+		}
+		all = append(all, t)
+		if isRelease[t] {
+			continue
+		}
+		if named[t] {
+			doomed = append(doomed, t)
+		} else {
+			keep[t] = "not a semver version"
+		}
+	}
+	descs, err := p.resolveAll(ctx, all)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range all {
+		p.tagDigest[t] = descs[t].Digest
+		p.known[descs[t].Digest] = true
+		if reason, ok := keep[t]; ok {
+			p.plan.Keep = append(p.plan.Keep, Kept{Tag: t, Digest: descs[t].Digest, Reason: reason})
+			if _, seen := p.protected[descs[t].Digest]; !seen {
+				p.protected[descs[t].Digest] = "kept tag " + t + " points at it"
+			}
+		}
+	}
+	for _, d := range p.opts.Protect {
+		if _, seen := p.protected[d]; !seen {
+			p.protected[d] = "pinned by the protect file"
+		}
+	}
+	var groups []group
+	at := map[digest.Digest]int{}
+	for _, t := range doomed {
+		d := descs[t]
+		if reason, ok := p.protected[d.Digest]; ok {
+			p.plan.Delete = append(p.plan.Delete, Item{Kind: KindUntag, Digest: d.Digest, Tags: []string{t}, Release: t})
+			p.plan.Skipped = append(p.plan.Skipped, Skip{Digest: d.Digest, Release: t, Reason: reason})
+			continue
+		}
+		if i, ok := at[d.Digest]; ok {
+			groups[i].tags = append(groups[i].tags, t)
+			continue
+		}
+		at[d.Digest] = len(groups)
+		groups = append(groups, group{desc: d, tags: []string{t}})
+	}
+	slices.SortStableFunc(p.plan.Keep, func(a, b Kept) int { return compareTags(releases, a.Tag, b.Tag) })
+	return groups, nil
+}
+
+// compareTags orders releases newest first, then other tags by name.
+func compareTags(releases []release, a, b string) int {
+	ia := slices.IndexFunc(releases, func(r release) bool { return r.tag == a })
+	ib := slices.IndexFunc(releases, func(r release) bool { return r.tag == b })
+	switch {
+	case ia >= 0 && ib >= 0:
+		return ia - ib
+	case ia >= 0:
+		return -1
+	case ib >= 0:
+		return 1
+	}
+	if a < b {
+		return -1
+	}
+	return 1
+}
+
+// resolveConcurrency bounds the tag lookups in flight.
+const resolveConcurrency = 8
+
+// resolveAll resolves every tag, a few at a time.
+func (p *planner) resolveAll(ctx context.Context, tags []string) (map[string]ocispec.Descriptor, error) {
+	out := make(map[string]ocispec.Descriptor, len(tags))
+	var (
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+	)
+	sem := make(chan struct{}, resolveConcurrency)
+	for _, t := range tags {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			ref := p.repo
+			ref.Tag = t
+			d, err := p.r.Resolve(ctx, ref)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && first == nil {
+				first = err
+			}
+			out[t] = d
+		}()
+	}
+	wg.Wait()
+	return out, first
+}

@@ -1,0 +1,152 @@
+package prune
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/addonpack/addonpack/pkg/registry"
+)
+
+// Errors of planning.
+var (
+	// ErrOptions reports options that do not say what to keep.
+	ErrOptions = errors.New("invalid prune options")
+	// ErrTooMany reports a repository with more tags or referrers than the
+	// limits allow: a plan that cannot see everything is not made.
+	ErrTooMany = errors.New("too many tags or referrers")
+)
+
+// Registry is what prune needs of a registry; *registry.Client through
+// ClientRegistry.
+type Registry interface {
+	Tags(ctx context.Context, repo registry.Reference, max int) ([]string, error)
+	Resolve(ctx context.Context, ref registry.Reference) (ocispec.Descriptor, error)
+	Referrers(ctx context.Context, repo registry.Reference, subject ocispec.Descriptor, artifactType string, max int) ([]ocispec.Descriptor, bool, error)
+	Delete(ctx context.Context, ref registry.Reference) error
+}
+
+// Options say what to keep.
+type Options struct {
+	// Keep is how many of the newest semver releases are kept.
+	Keep int
+	// KeepRange keeps the releases it matches as well (e.g. ">=1.0.0 <2.0.0").
+	KeepRange string
+	// Tags are tags to delete by name, semver or not, whatever Keep says.
+	Tags []string
+	// Protect are digests never deleted (a lock file's pins, LoadPins).
+	Protect []digest.Digest
+	// MaxTags and MaxReferrers bound what is read (defaults 10,000 and
+	// 1,000): more is ErrTooMany, not a partial plan.
+	MaxTags, MaxReferrers int
+}
+
+// Kinds of items.
+const (
+	KindRelease  = "release"  // a release's manifest, with its tags
+	KindUntag    = "untag"    // a release tag whose digest is kept: the tag alone
+	KindTag      = "tag"      // a cosign classic tag's manifest: sha256-<hex>.sig/.att/.sbom
+	KindReferrer = "referrer" // an OCI referrer (Sigstore bundle, SBOM, ...)
+	KindIndex    = "index"    // the referrers tag schema's index, sha256-<hex>
+)
+
+// Item is one deletion: a manifest by digest or, for KindUntag, one tag.
+type Item struct {
+	Kind   string        `json:"kind"`
+	Digest digest.Digest `json:"digest"`
+	// Tags go with it: the registry removes the tags of a deleted manifest.
+	Tags []string `json:"tags,omitempty"`
+	// Subject is the manifest it vouches for (tags, referrers, indexes).
+	Subject      digest.Digest `json:"subject,omitempty"`
+	ArtifactType string        `json:"artifactType,omitempty"`
+	// Release is the release tag whose deletion brings it along.
+	Release string `json:"release,omitempty"`
+	// Orphan marks what vouches for a manifest that is already gone (left
+	// by an interrupted prune or deleted by other means).
+	Orphan bool `json:"orphan,omitempty"`
+}
+
+// Kept is a tag that stays, and why.
+type Kept struct {
+	Tag    string        `json:"tag"`
+	Digest digest.Digest `json:"digest"`
+	Reason string        `json:"reason"`
+}
+
+// Skip is something that would have gone but stays, and why.
+type Skip struct {
+	Digest  digest.Digest `json:"digest"`
+	Tag     string        `json:"tag,omitempty"`
+	Release string        `json:"release,omitempty"`
+	Reason  string        `json:"reason"`
+}
+
+// Plan is what Execute deletes, in order.
+type Plan struct {
+	Repository string `json:"repository"`
+	Keep       []Kept `json:"keep"`
+	Delete     []Item `json:"delete"`
+	Skipped    []Skip `json:"skipped,omitempty"`
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxTags <= 0 {
+		o.MaxTags = 10000
+	}
+	if o.MaxReferrers <= 0 {
+		o.MaxReferrers = 1000
+	}
+	return o
+}
+
+func (o Options) check() error {
+	if o.Keep < 0 {
+		return fmt.Errorf("%w: --keep %d: want 1 or more", ErrOptions, o.Keep)
+	}
+	if o.Keep == 0 && o.KeepRange == "" && len(o.Tags) == 0 {
+		return fmt.Errorf("%w: say what to keep (--keep N, --keep-range RANGE) or which tags to delete (--tag)", ErrOptions)
+	}
+	for _, t := range o.Tags {
+		if _, ok := vouchSubject(t); ok {
+			return fmt.Errorf("%w: --tag %s names a signature, attestation or referrers tag: they go with their subject", ErrOptions, t)
+		}
+	}
+	return nil
+}
+
+// NewPlan reads repo and decides what to delete. It changes nothing.
+func NewPlan(ctx context.Context, r Registry, repo registry.Reference, opts Options) (*Plan, error) {
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
+	opts = opts.withDefaults()
+	repo.Tag, repo.Digest = "", ""
+	p := &planner{r: r, repo: repo, opts: opts, plan: &Plan{Repository: repo.Repo(), Keep: []Kept{}, Delete: []Item{}},
+		tagDigest: map[string]digest.Digest{}, known: map[digest.Digest]bool{}, planned: map[digest.Digest]bool{}, protected: map[digest.Digest]string{}}
+	tags, err := r.Tags(ctx, repo, opts.MaxTags)
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(tags)
+	p.tags = map[string]bool{}
+	for _, t := range tags {
+		p.tags[t] = true
+	}
+	doomed, err := p.decide(ctx, tags)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range doomed {
+		if err := p.release(ctx, g); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.orphans(ctx, tags); err != nil {
+		return nil, err
+	}
+	return p.plan, nil
+}
