@@ -13,7 +13,7 @@ FUZZ_TARGETS := \
 	./pkg/archive:FuzzExtract ./pkg/archive:FuzzExtractTar ./pkg/archive:FuzzIgnorePatterns \
 	./pkg/schema:FuzzCompile ./pkg/schema:FuzzValidate \
 	./pkg/render:FuzzBuild ./pkg/render:FuzzPlainJSON \
-	./pkg/verify:FuzzParsePolicy ./pkg/locate:FuzzParse ./pkg/prune:FuzzDigestList
+	./pkg/verify:FuzzParsePolicy ./pkg/locate:FuzzParse ./pkg/prune:FuzzDigestList ./pkg/verify:FuzzMatchPattern
 
 .PHONY: all build test test-unit fuzz fuzz-short demo lint conformance clean tools bench
 

@@ -138,22 +138,6 @@ func checkSLSA(r ProvenanceRules, c candidate) error {
 	return nil
 }
 
-// matchAny matches v against patterns: exact, or a prefix when the pattern
-// ends in "*"; norm is applied to both sides first.
-func matchAny(patterns []string, v string, norm func(string) string) bool {
-	v = norm(v)
-	for _, p := range patterns {
-		if pre, ok := strings.CutSuffix(p, "*"); ok {
-			if strings.HasPrefix(v, norm(pre)) || strings.HasPrefix(v, pre) {
-				return true
-			}
-		} else if norm(p) == v {
-			return true
-		}
-	}
-	return false
-}
-
 // normalizeRepo compares repository URLs loosely: no "git+" prefix, no
 // trailing "/" or ".git", no credentials-free differences in case of host.
 func normalizeRepo(u string) string {

@@ -56,10 +56,11 @@ type ProvenanceRules struct {
 	// Required demands a valid SLSA v1 provenance attestation.
 	Required bool
 	// BuilderIDs, when set, lists the accepted runDetails.builder.id values
-	// (exact, or a prefix when an entry ends in "*"); setting it implies Required.
+	// as patterns (MatchPattern); setting it implies Required.
 	BuilderIDs []string
-	// SourceRepositories, when set, lists accepted source repositories
-	// (resolvedDependencies URIs; "git+" and ".git" ignored); implies Required.
+	// SourceRepositories, when set, lists accepted source repositories as
+	// patterns (MatchPattern) over resolvedDependencies URIs ("git+" and
+	// ".git" ignored); implies Required.
 	SourceRepositories []string
 	// PredicateTypes lists further attestation types that must be present
 	// and valid (an SBOM, a test report).

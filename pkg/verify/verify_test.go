@@ -63,6 +63,27 @@ func TestRoundTrip(t *testing.T) {
 				wantErr(t, err, verify.ErrProvenance)
 				_, err = verify.Verify(ctx, e.vt, e.desc, policyFor(t, k).WithProvenance(verify.ProvenanceRules{SourceRepositories: []string{"https://github.com/evil/hello"}}))
 				wantErr(t, err, verify.ErrProvenance)
+				// Patterns stop at segment boundaries, the same for both
+				// rules: the source is github.com/example/hello and the
+				// builder https://ci.example/builder.
+				for _, r := range []verify.ProvenanceRules{
+					{SourceRepositories: []string{"https://github.com/exampl/*"}},
+					{SourceRepositories: []string{"https://github.com/exampl*"}},
+					{SourceRepositories: []string{"https://github.com/*"}},
+					{BuilderIDs: []string{"https://ci.exampl/*"}},
+					{BuilderIDs: []string{"https://ci.ex*"}},
+				} {
+					_, err = verify.Verify(ctx, e.vt, e.desc, policyFor(t, k).WithProvenance(r))
+					wantErr(t, err, verify.ErrProvenance)
+				}
+				for _, r := range []verify.ProvenanceRules{
+					{SourceRepositories: []string{"https://github.com/example/*"}, BuilderIDs: []string{"https://ci.example/*"}},
+					{SourceRepositories: []string{"HTTPS://GitHub.com/example/**"}, BuilderIDs: []string{"https://*.example/builder"}},
+				} {
+					if _, err := verify.Verify(ctx, e.vt, e.desc, policyFor(t, k).WithProvenance(r)); err != nil {
+						t.Fatalf("%+v: %v", r, err)
+					}
+				}
 			})
 		}
 	}
