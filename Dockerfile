@@ -17,13 +17,15 @@ ARG KUBECTL_VERSION=v1.34.1
 # Set by BuildKit from --platform.
 ARG TARGETOS
 ARG TARGETARCH
+# The version provenance records: docker build --build-arg VERSION=$(git describe --tags --dirty) .
+ARG VERSION=(devel)
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN --mount=type=cache,target=/go/pkg/mod go mod download
 COPY . .
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
     CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH \
-    go build -trimpath -buildvcs=false -ldflags="-s -w" -o /out/addonpack ./cmd/addonpack
+    go build -trimpath -buildvcs=false -ldflags="-s -w -X github.com/addonpack/addonpack/cmd/addonpack/commands.version=${VERSION}" -o /out/addonpack ./cmd/addonpack
 RUN set -eu; \
     base="https://dl.k8s.io/release/${KUBECTL_VERSION}/bin/${TARGETOS}/${TARGETARCH}"; \
     curl -fsSLo /out/kubectl "$base/kubectl"; \

@@ -1,6 +1,9 @@
 # addonpack — see README.md.
 GO        ?= go
 BIN       := bin/addonpack
+# The version provenance records (runDetails.builder.version): stamped at link time.
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo '(devel)')
+LDFLAGS   := -X github.com/addonpack/addonpack/cmd/addonpack/commands.version=$(VERSION)
 PKGS      := ./...
 # Fuzz budgets are execution counts, not durations: a duration -fuzztime races
 # Go 1.26's fuzz coordinator and fails spuriously with "context deadline
@@ -13,14 +16,14 @@ FUZZ_TARGETS := \
 	./pkg/archive:FuzzExtract ./pkg/archive:FuzzExtractTar ./pkg/archive:FuzzIgnorePatterns \
 	./pkg/schema:FuzzCompile ./pkg/schema:FuzzValidate \
 	./pkg/render:FuzzBuild ./pkg/render:FuzzPlainJSON \
-	./pkg/verify:FuzzParsePolicy ./pkg/locate:FuzzParse ./pkg/prune:FuzzDigestList ./pkg/verify:FuzzMatchPattern
+	./pkg/verify:FuzzParsePolicy ./pkg/locate:FuzzParse ./pkg/prune:FuzzDigestList ./pkg/verify:FuzzMatchPattern ./pkg/provenance:FuzzSourceURI
 
 .PHONY: all build test test-unit fuzz fuzz-short demo lint conformance clean tools bench
 
 all: build
 
 build:
-	$(GO) build -o $(BIN) ./cmd/addonpack
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/addonpack
 
 tools:
 	./scripts/ensure-tools.sh

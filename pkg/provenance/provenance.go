@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
 	"time"
 
 	intoto "github.com/in-toto/attestation/go/v1"
@@ -36,19 +34,16 @@ var ErrInvalid = errors.New("invalid provenance facts")
 
 // Source describes the git work tree a build came from.
 type Source struct {
-	// URL is the repository URL (remote.origin.url, credentials stripped).
+	// URL is the repository URL (remote.origin.url, credentials stripped),
+	// recorded normalised (SourceURI).
 	URL string
+	// Path is the built directory relative to the repository's root ("."
+	// for the root), recorded as externalParameters.path; "" when unknown.
+	Path string
 	// Commit is the full commit id of HEAD.
 	Commit string
 	// Dirty marks uncommitted changes under the source directory.
 	Dirty bool
-}
-
-// Input is a packed input recorded in resolvedDependencies.
-type Input struct {
-	Name      string
-	Digest    digest.Digest
-	MediaType string
 }
 
 // Facts are what a build knows about itself.
@@ -62,8 +57,6 @@ type Facts struct {
 	Parameters              map[string]string
 	// Source is the git source, nil when the source is not in a work tree.
 	Source *Source
-	// Inputs are the packed inputs (config, content and schema layers).
-	Inputs []Input
 	// BuilderID identifies the builder (see BuilderID).
 	BuilderID string
 	// InvocationID identifies this run, e.g. a CI run URL; optional.
@@ -87,6 +80,9 @@ func New(f Facts) (*intoto.Statement, error) {
 	for k, v := range f.Parameters {
 		ext[k] = v
 	}
+	if s := f.Source; s != nil && s.Path != "" {
+		ext["path"] = s.Path
+	}
 	extStruct, err := structpb.NewStruct(ext)
 	if err != nil {
 		return nil, fmt.Errorf("%w: external parameters: %w", ErrInvalid, err)
@@ -94,22 +90,13 @@ func New(f Facts) (*intoto.Statement, error) {
 	var deps []*intoto.ResourceDescriptor
 	if s := f.Source; s != nil && s.Commit != "" {
 		rd := &intoto.ResourceDescriptor{
-			Uri:    GitURI(s.URL),
+			Uri:    SourceURI(s.URL),
 			Digest: map[string]string{"gitCommit": s.Commit},
 		}
 		if s.Dirty {
 			rd.Annotations, _ = structpb.NewStruct(map[string]any{"dirty": true})
 		}
 		deps = append(deps, rd)
-	}
-	inputs := append([]Input(nil), f.Inputs...)
-	sort.Slice(inputs, func(i, j int) bool { return inputs[i].Name < inputs[j].Name })
-	for _, in := range inputs {
-		deps = append(deps, &intoto.ResourceDescriptor{
-			Name:      in.Name,
-			Digest:    map[string]string{in.Digest.Algorithm().String(): in.Digest.Encoded()},
-			MediaType: in.MediaType,
-		})
 	}
 	meta := &slsa.BuildMetadata{InvocationId: f.InvocationID}
 	if !f.StartedOn.IsZero() {
@@ -153,18 +140,6 @@ func New(f Facts) (*intoto.Statement, error) {
 // spec and cosign expect).
 func Marshal(st *intoto.Statement) ([]byte, error) {
 	return protojson.Marshal(st)
-}
-
-// GitURI returns the SPDX-style download location of a git repository:
-// "git+https://host/path" for https URLs; other forms are kept as they are.
-func GitURI(url string) string {
-	if url == "" || strings.HasPrefix(url, "git+") {
-		return url
-	}
-	if strings.HasPrefix(url, "https://") || strings.HasPrefix(url, "http://") || strings.HasPrefix(url, "ssh://") {
-		return "git+" + url
-	}
-	return url
 }
 
 func toStruct(pred *slsa.Provenance) (*structpb.Struct, error) {

@@ -15,8 +15,7 @@ func TestStatement(t *testing.T) {
 	st, err := provenance.New(provenance.Facts{
 		SubjectName: "r.io/addons/hello", SubjectDigest: d, AddonName: "hello", AddonVersion: "0.1.0",
 		Parameters: map[string]string{"tag": "0.1.0"},
-		Source:     &provenance.Source{URL: "https://github.com/example/hello.git", Commit: "abc123", Dirty: true},
-		Inputs:     []provenance.Input{{Name: "package.tar.gz", Digest: digest.FromString("l")}, {Name: "config", Digest: digest.FromString("c")}},
+		Source:     &provenance.Source{URL: "git@github.com:example/hello.git", Commit: "abc123", Dirty: true, Path: "addons/hello"},
 		StartedOn:  time.Unix(100, 0), FinishedOn: time.Unix(200, 0),
 	})
 	if err != nil {
@@ -56,8 +55,10 @@ func TestStatement(t *testing.T) {
 	case got.Type != "https://in-toto.io/Statement/v1", got.PredicateType != provenance.PredicateType,
 		got.Subject[0].Digest["sha256"] != d.Encoded(), bd.BuildType != provenance.BuildType,
 		bd.ExternalParameters["name"] != "hello", bd.ExternalParameters["tag"] != "0.1.0",
-		len(deps) != 3, deps[0].URI != "git+https://github.com/example/hello.git", deps[0].Digest["gitCommit"] != "abc123",
-		deps[0].Annotations["dirty"] != true, deps[1].Name != "config", deps[2].Name != "package.tar.gz",
+		bd.ExternalParameters["path"] != "addons/hello",
+		// The build's own outputs (config, layers) are the subject, not inputs.
+		len(deps) != 1, deps[0].URI != "git+ssh://github.com/example/hello", deps[0].Digest["gitCommit"] != "abc123",
+		deps[0].Annotations["dirty"] != true,
 		got.Predicate.RunDetails.Builder.ID != provenance.LocalBuilderID,
 		got.Predicate.RunDetails.Metadata.StartedOn != "1970-01-01T00:01:40Z":
 		t.Fatalf("statement: %s", raw)

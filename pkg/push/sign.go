@@ -120,23 +120,15 @@ func factsFor(ctx context.Context, src string, ref registry.Reference, o *opened
 	if opts.Build.Revision != "" {
 		f.Parameters["revision"] = opts.Build.Revision
 	}
-	var (
-		cfg    ocispec.Descriptor
-		layers []ocispec.Descriptor
-	)
+	// The config and layers are this build's outputs — the subject — and
+	// not recorded as resolved dependencies.
 	if o.build != nil {
 		f.AddonName, f.AddonVersion = o.build.Addon.Metadata.Name, o.build.Addon.Spec.Version
-		layers = o.build.Layers
 		// The git facts the build recorded: asking git again costs a few
 		// processes per add-on and could see another state.
 		if info := o.build.VCS; info != nil && info.Commit != "" {
-			f.Source = &provenance.Source{URL: info.RemoteURL, Commit: info.Commit, Dirty: info.Dirty}
+			f.Source = &provenance.Source{URL: info.RemoteURL, Commit: info.Commit, Dirty: info.Dirty, Path: info.Path}
 		}
-		m, err := manifestOf(ctx, o)
-		if err != nil {
-			return f, err
-		}
-		cfg = m.Config
 	} else {
 		f.Parameters["source"] = "layout"
 		m, err := manifestOf(ctx, o)
@@ -144,18 +136,9 @@ func factsFor(ctx context.Context, src string, ref registry.Reference, o *opened
 			return f, err
 		}
 		f.AddonName, f.AddonVersion = m.Annotations[spec.AnnotationTitle], m.Annotations[spec.AnnotationVersion]
-		cfg, layers = m.Config, m.Layers
 		if rev := m.Annotations[spec.AnnotationRevision]; rev != "" {
 			f.Source = &provenance.Source{URL: m.Annotations[spec.AnnotationSource], Commit: rev}
 		}
-	}
-	f.Inputs = append(f.Inputs, provenance.Input{Name: "config", Digest: cfg.Digest, MediaType: cfg.MediaType})
-	for _, l := range layers {
-		name := l.Annotations[spec.AnnotationTitle]
-		if name == "" {
-			name = l.Digest.String()
-		}
-		f.Inputs = append(f.Inputs, provenance.Input{Name: name, Digest: l.Digest, MediaType: l.MediaType})
 	}
 	return f, nil
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -21,7 +22,8 @@ type Info struct {
 	Commit    string    // the last commit that changed the directory
 	Time      time.Time // that commit's committer time
 	Dirty     bool      // uncommitted changes under the directory
-	RemoteURL string    // remote.origin.url, credentials stripped
+	RemoteURL string    // remote.origin.url, credentials stripped; a relative local path made absolute
+	Path      string    // the directory relative to the repository's root ("." for the root)
 }
 
 // Describer reports the VCS facts of a directory.
@@ -82,12 +84,38 @@ func (g Git) Describe(ctx context.Context, dir string) (Info, error) {
 	if err != nil && !errors.As(err, &exitErr) {
 		return Info{}, err
 	}
+	top, err := run("rev-parse", "--show-toplevel")
+	if err != nil {
+		return Info{}, err
+	}
+	prefix, err := run("rev-parse", "--show-prefix")
+	if err != nil {
+		return Info{}, err
+	}
+	rel := strings.TrimSuffix(prefix, "/")
+	if rel == "" {
+		rel = "."
+	}
 	return Info{
 		Commit:    commit,
 		Time:      time.Unix(unix, 0).UTC(),
 		Dirty:     status != "",
-		RemoteURL: stripCredentials(remote),
+		RemoteURL: localRemote(stripCredentials(remote), top),
+		Path:      rel,
 	}, nil
+}
+
+// localRemote makes a relative local remote ("../upstream.git") absolute,
+// against the work tree's root as git resolves it; URLs, scp-like
+// "host:path" and absolute paths are returned as they are.
+func localRemote(remote, top string) string {
+	if remote == "" || filepath.IsAbs(remote) || strings.Contains(remote, "://") {
+		return remote
+	}
+	if host, _, ok := strings.Cut(remote, ":"); ok && !strings.Contains(host, "/") {
+		return remote // scp-like
+	}
+	return filepath.Join(top, remote)
 }
 
 // stripCredentials removes "user:password@" from an https remote URL so that

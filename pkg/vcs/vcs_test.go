@@ -95,3 +95,35 @@ func TestDescribeWorkTree(t *testing.T) {
 		t.Fatalf("modified tree not dirty: %+v, %v", info, err)
 	}
 }
+
+// TestDescribePathAndLocalRemote: the built directory is reported relative
+// to the repository root, and a relative local origin is made absolute.
+func TestDescribePathAndLocalRemote(t *testing.T) {
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	git("remote", "add", "origin", "../upstream.git")
+	sub := filepath.Join(dir, "addons", "hello")
+	os.MkdirAll(sub, 0o755)
+	os.WriteFile(filepath.Join(sub, "a.yaml"), []byte("a: 1\n"), 0o644)
+	git("add", ".")
+	git("commit", "-qm", "first")
+	info, err := Git{}.Describe(context.Background(), sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, _ := filepath.EvalSymlinks(dir)
+	if info.Path != "addons/hello" || info.RemoteURL != filepath.Join(filepath.Dir(top), "upstream.git") {
+		t.Fatalf("%+v (root %s)", info, top)
+	}
+	if root, _ := (Git{}).Describe(context.Background(), dir); root.Path != "." {
+		t.Fatalf("the root: %+v", root)
+	}
+}

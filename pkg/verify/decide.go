@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/addonpack/addonpack/pkg/keys"
+	"github.com/addonpack/addonpack/pkg/provenance"
 	"github.com/addonpack/addonpack/pkg/sign"
 )
 
@@ -138,15 +139,8 @@ func checkSLSA(r ProvenanceRules, c candidate) error {
 	return nil
 }
 
-// normalizeRepo compares repository URLs loosely: no "git+" prefix, no
-// trailing "/" or ".git", no credentials-free differences in case of host.
-func normalizeRepo(u string) string {
-	u = strings.TrimPrefix(u, "git+")
-	u = strings.TrimSuffix(u, "/")
-	u = strings.TrimSuffix(u, ".git")
-	if scheme, rest, ok := strings.Cut(u, "://"); ok {
-		host, path, _ := strings.Cut(rest, "/")
-		return strings.ToLower(scheme) + "://" + strings.ToLower(host) + "/" + path
-	}
-	return u
-}
+// normalizeRepo reduces a repository URL to what identifies the repository
+// whatever it was cloned over (https, ssh, scp-like "git@host:path", with or
+// without "git+", user, default port, trailing "/" or ".git"): the same
+// repository matches, another host or path never does.
+func normalizeRepo(u string) string { return provenance.RepositoryKey(u) }

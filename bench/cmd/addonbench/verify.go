@@ -156,11 +156,7 @@ func publishCopy(ctx context.Context, c *registry.Client, base content.ReadOnlyS
 		AddonName: res.Addon.Metadata.Name, AddonVersion: res.Addon.Spec.Version,
 		Parameters: map[string]string{"source": "directory", "tag": ref.Tag, "sourceDateEpoch": strconv.FormatInt(epoch, 10)},
 		BuilderID:  "https://ci.example/addonbench",
-		Inputs:     []provenance.Input{{Name: "config", Digest: m.Config.Digest, MediaType: m.Config.MediaType}},
 		StartedOn:  started, FinishedOn: time.Now(),
-	}
-	for _, l := range m.Layers {
-		f.Inputs = append(f.Inputs, provenance.Input{Name: l.Annotations[spec.AnnotationTitle], Digest: l.Digest, MediaType: l.MediaType})
 	}
 	st, err := provenance.New(f)
 	if err != nil {
