@@ -12,11 +12,22 @@ FUZZTIME  ?= 3000x
 # Fuzz targets: package:Target. `make test` runs each for $(FUZZTIME) inputs; `make fuzz` for FUZZ_LONG.
 FUZZ_LONG ?= 300000x
 FUZZ_TARGETS := \
-	./pkg/spec:FuzzParseAddon ./pkg/spec:FuzzParseManifest ./pkg/spec:FuzzParseConfigBlob \
-	./pkg/archive:FuzzExtract ./pkg/archive:FuzzExtractTar ./pkg/archive:FuzzIgnorePatterns \
-	./pkg/schema:FuzzCompile ./pkg/schema:FuzzValidate \
-	./pkg/render:FuzzBuild ./pkg/render:FuzzPlainJSON \
-	./pkg/verify:FuzzParsePolicy ./pkg/locate:FuzzParse ./pkg/prune:FuzzDigestList ./pkg/verify:FuzzMatchPattern ./pkg/provenance:FuzzSourceURI
+	./pkg/spec:FuzzParseAddon \
+	./pkg/spec:FuzzParseManifest \
+	./pkg/spec:FuzzParseConfigBlob \
+	./pkg/archive:FuzzExtract \
+	./pkg/archive:FuzzExtractTar \
+	./pkg/archive:FuzzIgnorePatterns \
+	./pkg/schema:FuzzCompile \
+	./pkg/schema:FuzzValidate \
+	./pkg/render:FuzzBuild \
+	./pkg/render:FuzzPlainJSON \
+	./pkg/verify:FuzzParsePolicy \
+	./pkg/locate:FuzzParse \
+	./pkg/prune:FuzzDigestList \
+	./pkg/verify:FuzzMatchPattern \
+	./pkg/provenance:FuzzSourceURI \
+	./pkg/semver:FuzzSelect
 
 .PHONY: all build test test-unit fuzz fuzz-short demo lint conformance clean tools bench
 

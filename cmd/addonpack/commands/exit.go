@@ -19,6 +19,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/render"
 	"github.com/addonpack/addonpack/pkg/scaffold"
 	"github.com/addonpack/addonpack/pkg/schema"
+	"github.com/addonpack/addonpack/pkg/semver"
 	"github.com/addonpack/addonpack/pkg/spec"
 	"github.com/addonpack/addonpack/pkg/verify"
 )
@@ -64,7 +65,7 @@ func ExitCode(ctx context.Context, err error) int {
 		return ExitDenied
 	case errors.Is(err, registry.ErrUnreachable):
 		return ExitUnreachable
-	case errors.Is(err, registry.ErrNotFound), errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, registry.ErrNotFound), errors.Is(err, fs.ErrNotExist), errors.Is(err, semver.ErrNoMatch):
 		return ExitNotFound
 	case errors.Is(err, pull.ErrTargetNotEmpty), errors.Is(err, scaffold.ErrExists), errors.Is(err, keys.ErrExists):
 		return ExitConflict
@@ -81,6 +82,7 @@ func isInvalid(err error) bool {
 		schema.ErrSchema, schema.ErrObject, config.ErrNoConfig, archive.ErrFormat, archive.ErrFileChanged,
 		render.ErrRemoteResource, render.ErrHelm, render.ErrPlugin, build.ErrRender,
 		verify.ErrPolicy, keys.ErrKey, relocate.ErrTooMany, relocate.ErrMalformedRecord, locate.ErrNotUsable,
+		semver.ErrAmbiguous, semver.ErrRange, semver.ErrVersion,
 	} {
 		if errors.Is(err, target) {
 			return true

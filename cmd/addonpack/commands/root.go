@@ -51,6 +51,7 @@ and pulls it back checked, ready for kubectl, Flux or Argo CD.`,
 		newAttest(g),
 		newVerify(g),
 		newCopy(g),
+		newVersions(g),
 	)
 	return root
 }

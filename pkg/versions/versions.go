@@ -1,0 +1,104 @@
+// Package versions reads a repository's versions from its tags and resolves
+// a range to one tag (specs/stack.md): the registry side of pkg/semver.
+package versions
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/semver"
+)
+
+// Lister lists a repository's tags; *registry.Client is one.
+type Lister interface {
+	Tags(ctx context.Context, repo registry.Reference, lim registry.TagLimits) ([]string, error)
+}
+
+// Options shape a listing or a resolution.
+type Options struct {
+	// Range keeps only the versions it matches; nil keeps all.
+	Range *semver.Range
+	// Lowest selects the lowest matching version instead of the highest.
+	Lowest bool
+	// Limits bound the tag list; zero fields take registry's defaults.
+	Limits registry.TagLimits
+}
+
+// Listing is a repository's versions, ascending.
+type Listing struct {
+	Repository string    `json:"repository"`
+	Range      string    `json:"range,omitempty"`
+	Versions   []Version `json:"versions"`
+	// Ignored are tags the range would have matched but for a leading "v".
+	Ignored []string `json:"ignored,omitempty"`
+}
+
+// Version is one tag that names a version.
+type Version struct {
+	Tag     string `json:"tag"`
+	Version string `json:"version"`
+}
+
+// List reads repo's tags and returns its versions (those Options.Range
+// matches, when set) in ascending precedence.
+func List(ctx context.Context, l Lister, repo registry.Reference, opts Options) (Listing, error) {
+	all, err := read(ctx, l, repo, opts)
+	if err != nil {
+		return Listing{}, err
+	}
+	out := Listing{Repository: repo.Repo(), Versions: []Version{}}
+	tagged := all.Versions
+	if opts.Range != nil {
+		out.Range = opts.Range.String()
+		tagged = all.Matching(*opts.Range)
+		out.Ignored = all.Near(*opts.Range)
+	}
+	for _, t := range tagged {
+		out.Versions = append(out.Versions, Version{Tag: t.Tag, Version: t.Version.String()})
+	}
+	return out, nil
+}
+
+// Resolved is the tag a range resolved to.
+type Resolved struct {
+	// Ref is the repository with the chosen tag.
+	Ref     registry.Reference
+	Version semver.Version
+	// Ignored are tags the range would have matched but for a leading "v":
+	// the caller warns about them.
+	Ignored []string
+}
+
+// Resolve reads repo's tags and picks the highest version r matches (the
+// lowest with Options.Lowest). Errors wrap semver.ErrNoMatch or
+// semver.ErrAmbiguous and name the repository.
+func Resolve(ctx context.Context, l Lister, repo registry.Reference, r semver.Range, opts Options) (Resolved, error) {
+	all, err := read(ctx, l, repo, opts)
+	if err != nil {
+		return Resolved{}, err
+	}
+	pick, err := all.Select(r, opts.Lowest)
+	if err != nil {
+		return Resolved{}, fmt.Errorf("%s: %w", repo.Repo(), err)
+	}
+	ref := repo
+	ref.Tag, ref.Digest = pick.Tag, ""
+	return Resolved{Ref: ref, Version: pick.Version, Ignored: all.Near(r)}, nil
+}
+
+// WarnIgnored writes the warning of specs/stack.md section 1.2 for each tag.
+func WarnIgnored(w io.Writer, repo string, tags []string) {
+	for _, t := range tags {
+		fmt.Fprintf(w, "Warning: %s: ignoring tag %s: not a strict semantic version (write %s)\n", repo, t, t[1:])
+	}
+}
+
+func read(ctx context.Context, l Lister, repo registry.Reference, opts Options) (semver.List, error) {
+	tags, err := l.Tags(ctx, repo, opts.Limits)
+	if err != nil {
+		return semver.List{}, err
+	}
+	return semver.FromTags(tags), nil
+}
