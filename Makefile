@@ -27,7 +27,8 @@ FUZZ_TARGETS := \
 	./pkg/prune:FuzzDigestList \
 	./pkg/verify:FuzzMatchPattern \
 	./pkg/provenance:FuzzSourceURI \
-	./pkg/semver:FuzzSelect
+	./pkg/semver:FuzzSelect \
+	./pkg/stack:FuzzParse
 
 .PHONY: all build test test-unit fuzz fuzz-short demo lint conformance clean tools bench
 

@@ -73,7 +73,7 @@ func (l List) Near(r Range) []string {
 func (l List) Select(r Range, lowest bool) (Tagged, error) {
 	m := l.Matching(r)
 	if len(m) == 0 {
-		return Tagged{}, fmt.Errorf("%w %q: %s", ErrNoMatch, r.String(), l.available())
+		return Tagged{}, fmt.Errorf("%w %q: %s", ErrNoMatch, r.String(), l.Available())
 	}
 	pick := m[len(m)-1]
 	if lowest {
@@ -94,8 +94,9 @@ func (l List) Select(r Range, lowest bool) (Tagged, error) {
 // maxListed is how many available versions an error names.
 const maxListed = 10
 
-// available describes the versions there are, the highest first.
-func (l List) available() string {
+// Available describes the versions there are for an error message: the
+// highest first, at most ten.
+func (l List) Available() string {
 	n := len(l.Versions)
 	if n == 0 {
 		return "the repository has no version tags"
