@@ -13,6 +13,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/keys"
 	"github.com/addonpack/addonpack/pkg/layout"
 	"github.com/addonpack/addonpack/pkg/locate"
+	"github.com/addonpack/addonpack/pkg/prune"
 	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/relocate"
@@ -83,6 +84,7 @@ func isInvalid(err error) bool {
 		render.ErrRemoteResource, render.ErrHelm, render.ErrPlugin, build.ErrRender,
 		verify.ErrPolicy, keys.ErrKey, relocate.ErrTooMany, relocate.ErrMalformedRecord, locate.ErrNotUsable,
 		semver.ErrAmbiguous, semver.ErrRange, semver.ErrVersion,
+		prune.ErrPins, prune.ErrTooMany,
 	} {
 		if errors.Is(err, target) {
 			return true

@@ -1,0 +1,184 @@
+package commands
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/addonpack/addonpack/pkg/prune"
+)
+
+// pruneOutput is what prune prints with -o json.
+type pruneOutput struct {
+	DryRun bool          `json:"dryRun"`
+	Plan   *prune.Plan   `json:"plan"`
+	Result *prune.Result `json:"result,omitempty"`
+}
+
+func newPrune(g *globals) *cobra.Command {
+	var (
+		opts    prune.Options
+		protect string
+		yes     bool
+		f       format
+	)
+	cmd := &cobra.Command{
+		Use:   "prune REPO (--keep N | --keep-range RANGE | --tag TAG)... [--yes]",
+		Short: "Delete older releases of an add-on with their signatures, attestations and referrers",
+		Long: `prune deletes an add-on's older releases from REPO with everything that vouches for them:
+the release tag, its manifest, cosign's sha256-<hex>.sig/.att/.sbom tags, its OCI referrers
+(Sigstore bundles, SBOMs), through the referrers API or, on registries without it such as
+distribution 2.8, the referrers tag schema — and, recursively, theirs. Left-overs of an
+interrupted prune (vouching tags whose manifest is gone) go too.
+
+Releases are the tags that are strict semantic versions ("_" standing for "+"), ordered by
+version, never by date: --keep N keeps the N newest, --keep-range RANGE also keeps those it
+matches. Other tags (latest, stable) are never deleted unless named with --tag.
+
+Never deleted: a digest another kept tag points at, or one --protect FILE pins (a list of
+sha256: digests, one per line). A release tag on such a digest is only untagged, where the
+registry can delete a tag alone (distribution 2.8 cannot: the tag is then reported skipped).
+
+Without --yes nothing is deleted: prune prints what would go (text, or -o json); on a terminal
+it asks for the repository's name to confirm. Each release's manifest is deleted before what
+vouches for it, so an interruption never leaves a tagged release unverifiable; run prune again
+to finish (specs/prune.md). A registry that refuses deletes (distribution without
+storage.delete.enabled) fails on the first deletion, with nothing deleted. Blobs are left to
+the registry's garbage collection.`,
+		Example: `  addonpack prune localhost:5000/addons/hello --keep 1
+  addonpack prune localhost:5000/addons/hello --keep 1 -o json
+  addonpack prune localhost:5000/addons/hello --keep 2 --yes`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			repo, err := g.reference(args[0])
+			if err != nil {
+				return err
+			}
+			if repo.Tag != "" || repo.Digest != "" {
+				return usageError{fmt.Errorf("prune takes a repository, not %s: name releases to delete with --tag", args[0])}
+			}
+			if protect != "" {
+				if opts.Protect, err = prune.LoadPins(protect); err != nil {
+					return err
+				}
+			}
+			c, err := g.client()
+			if err != nil {
+				return err
+			}
+			r := prune.ClientRegistry{Client: c}
+			plan, err := prune.NewPlan(ctx, r, repo, opts)
+			if errors.Is(err, prune.ErrOptions) {
+				return usageError{err}
+			}
+			if err != nil {
+				return err
+			}
+			out := pruneOutput{DryRun: true, Plan: plan}
+			if !yes && len(plan.Delete) > 0 && f == formatText {
+				printPlan(g.streams.Out, plan)
+				if yes, err = g.confirm(plan); err != nil {
+					return err
+				}
+				if !yes {
+					fmt.Fprintf(g.streams.Out, "dry run: nothing deleted (%d to delete; --yes deletes)\n", len(plan.Delete))
+					return nil
+				}
+			}
+			if yes {
+				out.DryRun = false
+				out.Result, err = prune.Execute(ctx, r, repo, plan)
+				if err != nil {
+					if out.Result != nil && len(out.Result.Deleted) > 0 {
+						printDeleted(g.streams.Err, out.Result)
+					}
+					return err
+				}
+			}
+			return f.print(g.streams.Out, out, func(w io.Writer) error {
+				if out.DryRun {
+					printPlan(w, plan)
+					msg := "nothing to delete"
+					if len(plan.Delete) > 0 {
+						msg = fmt.Sprintf("dry run: nothing deleted (%d to delete; --yes deletes)", len(plan.Delete))
+					}
+					_, err := fmt.Fprintln(w, msg)
+					return err
+				}
+				printDeleted(w, out.Result)
+				return nil
+			})
+		},
+	}
+	fl := cmd.Flags()
+	fl.IntVar(&opts.Keep, "keep", 0, "keep the N newest releases by semantic version")
+	fl.StringVar(&opts.KeepRange, "keep-range", "", `also keep the releases this semver range matches (e.g. ">=1.0.0 <2.0.0")`)
+	fl.StringSliceVar(&opts.Tags, "tag", nil, "delete this tag (repeatable; the only way to delete a tag that is not a semver version)")
+	fl.StringVar(&protect, "protect", "", "never delete a digest this file pins (sha256: digests, one per line)")
+	fl.BoolVar(&yes, "yes", false, "delete without asking; without it prune only prints what would go")
+	addFormat(cmd, &f, true)
+	return cmd
+}
+
+// confirm asks on a terminal for the repository's name; false when stdin
+// is not a terminal or the answer differs.
+func (g *globals) confirm(plan *prune.Plan) (bool, error) {
+	in, ok := g.streams.In.(*os.File)
+	if !ok || !term.IsTerminal(int(in.Fd())) {
+		return false, nil
+	}
+	fmt.Fprintf(g.streams.Err, "Type %s to delete these %d manifests and tags: ", plan.Repository, len(plan.Delete))
+	line, err := bufio.NewReader(in).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return false, err
+	}
+	return strings.TrimSpace(line) == plan.Repository, nil
+}
+
+func printPlan(w io.Writer, p *prune.Plan) {
+	fmt.Fprintf(w, "repository %s\n", p.Repository)
+	for _, k := range p.Keep {
+		fmt.Fprintf(w, "keep    %-14s %s  %s\n", k.Tag, k.Digest, k.Reason)
+	}
+	for _, it := range p.Delete {
+		fmt.Fprintf(w, "delete  %s\n", describeItem(it))
+	}
+	for _, s := range p.Skipped {
+		fmt.Fprintf(w, "skip    %s %s  %s\n", s.Digest, s.Release, s.Reason)
+	}
+}
+
+func printDeleted(w io.Writer, r *prune.Result) {
+	for _, it := range r.Deleted {
+		fmt.Fprintf(w, "deleted %s\n", describeItem(it))
+	}
+	for _, s := range r.Skipped {
+		fmt.Fprintf(w, "skipped %s %s  %s\n", s.Digest, s.Tag, s.Reason)
+	}
+	fmt.Fprintf(w, "%d deleted from %s\n", len(r.Deleted), r.Repository)
+}
+
+// describeItem is one line of a plan: kind, digest, tags, and what it vouches for.
+func describeItem(it prune.Item) string {
+	s := fmt.Sprintf("%-8s %s", it.Kind, it.Digest)
+	if len(it.Tags) > 0 {
+		s += " " + strings.Join(it.Tags, ",")
+	}
+	if it.ArtifactType != "" {
+		s += " (" + it.ArtifactType + ")"
+	}
+	switch {
+	case it.Orphan:
+		s += "  left over: its subject is gone"
+	case it.Kind != prune.KindRelease && it.Kind != prune.KindUntag:
+		s += "  of release " + it.Release
+	}
+	return s
+}
