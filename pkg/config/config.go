@@ -100,7 +100,10 @@ func (t *Type) Resolve(values []byte, name string) (*Resolved, error) {
 	if effective == nil {
 		effective = map[string]any{}
 	}
-	effective = t.Schema.ApplyDefaults(effective)
+	effective, err := t.Schema.ApplyDefaults(effective)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", t.SchemaFile, err)
+	}
 	if source == "" {
 		source = t.SchemaFile + " (its defaults)"
 	}

@@ -189,6 +189,9 @@ func runWith(ctx context.Context, tree *pkgTree, root string, customOpenAPI bool
 		PluginConfig:      types.DisabledPluginConfig(),
 	}
 	m, err := krusty.MakeKustomizer(opts).Run(tree.mem, memPath(root))
+	if tree.lazy.refused != nil {
+		return tree.lazy.refused
+	}
 	if err != nil {
 		if types.IsErrOnlyBuiltinPluginsAllowed(err) {
 			return fmt.Errorf("%w: %w", ErrPlugin, err)

@@ -21,6 +21,7 @@ const memRoot = "/"
 // ("." is the root itself).
 type pkgTree struct {
 	mem   filesys.FileSystem
+	lazy  *lazyFS         // mem, for the first file it refused to load
 	isDir map[string]bool // path -> true for directories, false for regular files
 }
 
@@ -41,7 +42,7 @@ func loadTree(files fs.FS) (*pkgTree, error) {
 		return nil, fmt.Errorf("no package files (Input.Files is nil)")
 	}
 	lazy := &lazyFS{FileSystem: filesys.MakeFsInMemory(), src: files, pending: map[string]string{}}
-	t := &pkgTree{mem: lazy, isDir: map[string]bool{".": true}}
+	t := &pkgTree{mem: lazy, lazy: lazy, isDir: map[string]bool{".": true}}
 	err := fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("reading package: %w", err)
@@ -88,17 +89,29 @@ type lazyFS struct {
 	filesys.FileSystem
 	src     fs.FS
 	pending map[string]string // in-memory path -> package path, not read yet
+	// refused is the first file over the YAML bounds. Kustomize may wrap
+	// the read error without %w, or try the file another way, so the
+	// build reports this error whatever kustomize made of it.
+	refused error
 }
 
-// load reads a pending file from src into memory.
+// load reads a pending file from src into memory, once it is known to be
+// within the YAML bounds (scanYAML).
 func (l *lazyFS) load(name string) error {
+	if l.refused != nil {
+		return l.refused
+	}
 	p, ok := l.pending[l.key(name)]
 	if !ok {
 		return nil
 	}
-	data, err := fs.ReadFile(l.src, p)
+	data, err := readBounded(l.src, p)
 	if err != nil {
 		return fmt.Errorf("reading package file %s: %w", p, err)
+	}
+	if err := scanYAML(p, data); err != nil {
+		l.refused = err
+		return err
 	}
 	if err := l.FileSystem.WriteFile(memPath(p), data); err != nil {
 		return fmt.Errorf("copying package file %s: %w", p, err)

@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"errors"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -34,6 +35,9 @@ func FuzzBuild(f *testing.F) {
 		"resources: not-a-list\n",
 		"{{{",
 		"",
+		"resources:\n- cm.yaml\nx: &a [*a]\n",
+		"resources:\n- cm.yaml\n" + laughs(6)[strings.Index(laughs(6), "data:"):],
+		"resources:\n- cm.yaml\nx: " + strings.Repeat("[", 250) + strings.Repeat("]", 250) + "\n",
 	}
 	for _, s := range seeds {
 		f.Add(s)
@@ -67,4 +71,50 @@ func FuzzBuild(f *testing.F) {
 			t.Fatalf("Images on Build output: %v", err)
 		}
 	})
+}
+
+// FuzzScanYAML checks the YAML bounds on arbitrary input: scanYAML never
+// panics, and a document it lets through expands (as kustomize reads it,
+// aliases replaced) to no more nodes and no deeper than the bounds allow.
+func FuzzScanYAML(f *testing.F) {
+	for _, s := range []string{cm, laughs(3), laughs(9), mergeBomb(3), deepFlow(50), deepFlow(300), deepAlias(),
+		"a: &a [*a]\n", "a: &a {b: *a}\n", "- &x [1]\n- *x\n- [*x, *x]\n", "{{{", "*x\n", "a: &a 1\nb: *a\n---\nc: *a\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		if err := scanYAML("fuzz.yaml", []byte(doc)); err != nil {
+			if !errors.Is(err, ErrYAMLLimit) || !strings.HasPrefix(err.Error(), "fuzz.yaml: ") {
+				t.Fatalf("error %v: want ErrYAMLLimit naming the file", err)
+			}
+			return
+		}
+		nodes, err := readObjects([]byte(doc))
+		if err != nil {
+			return
+		}
+		own := strings.Count(doc, "") // an upper bound of the nodes of the text
+		for _, n := range nodes {
+			if size, depth := expandedSize(n.YNode(), 0); size > 2*own+YAMLAliasAllowance || depth > MaxYAMLDepth+1 {
+				t.Fatalf("passed the scan but expands to %d nodes, %d deep", size, depth)
+			}
+		}
+	})
+}
+
+// expandedSize counts the nodes and depth of a tree, following aliases
+// (readObjects has replaced them; any left are followed here).
+func expandedSize(n *yaml.Node, depth int) (size, deepest int) {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	size, deepest = 1, depth
+	for _, c := range n.Content {
+		s, d := expandedSize(c, depth+1)
+		size += s
+		deepest = max(deepest, d)
+		if size > 1<<30 {
+			return size, deepest
+		}
+	}
+	return size, deepest
 }

@@ -108,6 +108,9 @@ func inject(tree *pkgTree, root, kfile string, config []byte, components []strin
 // object, and marks it as local config so that kustomize drops it from the
 // output after the replacements have read it.
 func configObject(config []byte) (string, error) {
+	if err := scanYAML("config object", config); err != nil {
+		return "", err
+	}
 	nodes, err := readObjects(config)
 	if err != nil {
 		return "", fmt.Errorf("config object: %w", err)

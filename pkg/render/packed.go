@@ -27,7 +27,7 @@ func PackedConfig(files fs.FS, root, apiVersion, kind string) (string, bool, err
 	if kfile == "" {
 		return "", false, fmt.Errorf("no kustomization file in %s", displayDir(root))
 	}
-	data, err := fs.ReadFile(files, kfile)
+	data, err := readScanned(files, kfile)
 	if err != nil {
 		return "", false, err
 	}
@@ -44,9 +44,12 @@ func PackedConfig(files fs.FS, root, apiVersion, kind string) (string, bool, err
 		if !ok {
 			continue
 		}
-		data, err := fs.ReadFile(files, p)
-		if err != nil {
+		if fi, err := fs.Stat(files, p); err != nil || !fi.Mode().IsRegular() {
 			continue // a directory, or missing: Build reports it
+		}
+		data, err := readScanned(files, p)
+		if err != nil {
+			return "", false, err
 		}
 		nodes, err := readObjects(data)
 		if err != nil || len(nodes) != 1 {

@@ -112,6 +112,9 @@ func compile(data []byte, name string, limits Limits) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if err := checkCost(work.(map[string]any)); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)

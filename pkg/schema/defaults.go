@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"fmt"
 	"net/url"
 	"reflect"
 	"strconv"
@@ -9,6 +10,31 @@ import (
 
 // maxRefHops bounds how many $ref hops ApplyDefaults follows from one schema.
 const maxRefHops = 32
+
+// Bounds of default application. A schema that refers to itself with a
+// default ({properties: {a: {$ref: "#", default: {}}}}) would add levels
+// forever, and defaults under shared $defs can multiply; ApplyDefaults
+// refuses both instead of overflowing the stack or the memory.
+const (
+	// MaxDefaultDepth bounds the nesting of the defaulted value.
+	MaxDefaultDepth = 100
+	// MaxDefaultNodes bounds the values ApplyDefaults visits and copies.
+	MaxDefaultNodes = 1_000_000
+)
+
+// defaulting is one ApplyDefaults run: the schema and the budget left.
+type defaulting struct {
+	s      *Schema
+	budget int
+}
+
+// spend takes n from the budget, or fails once it is spent.
+func (d *defaulting) spend(n int) error {
+	if d.budget -= n; d.budget < 0 {
+		return schemaError{fmt.Errorf("applying defaults: more than %d values visited or defaulted (do defaults under shared $defs multiply?): %w", MaxDefaultNodes, ErrLimit)}
+	}
+	return nil
+}
 
 // ApplyDefaults returns a deep copy of spec with the schema's "default" values
 // filled in, the way the Kubernetes API server defaults a structural schema: for
@@ -20,18 +46,33 @@ const maxRefHops = 32
 // Fragment references ("#/$defs/x") are followed; defaults inside allOf, anyOf,
 // oneOf, not and if/then/else are not applied, as in Kubernetes. spec is not
 // modified; defaults are copied, never shared.
-func (s *Schema) ApplyDefaults(spec any) any {
+//
+// The result is bounded: nesting past MaxDefaultDepth (a schema that refers
+// to itself with a default) or more than MaxDefaultNodes values fail with
+// an error wrapping ErrLimit and ErrSchema, whatever the schema.
+func (s *Schema) ApplyDefaults(spec any) (any, error) {
 	out := deepCopy(spec)
-	s.applyDefaults(out, s.expand([]any{s.doc}))
-	return out
+	d := &defaulting{s: s, budget: MaxDefaultNodes}
+	if err := d.apply(out, s.expand([]any{s.doc}), 0); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
-// applyDefaults defaults x in place by the given schema objects, which all
-// apply to x (a schema and the targets of its $refs).
-func (s *Schema) applyDefaults(x any, schemas []map[string]any) {
+// apply defaults x (nested depth levels deep) in place by the given schema
+// objects, which all apply to x (a schema and the targets of its $refs).
+func (d *defaulting) apply(x any, schemas []map[string]any, depth int) error {
 	if len(schemas) == 0 {
-		return
+		return nil
 	}
+	if err := d.spend(1); err != nil {
+		return err
+	}
+	if depth > MaxDefaultDepth {
+		return schemaError{fmt.Errorf("applying defaults: the spec nests more than %d levels deep (does a schema with a default refer to itself?): %w",
+			MaxDefaultDepth, ErrLimit)}
+	}
+	s := d.s
 	switch x := x.(type) {
 	case map[string]any:
 		for _, sch := range schemas {
@@ -43,6 +84,9 @@ func (s *Schema) applyDefaults(x any, schemas []map[string]any) {
 					continue
 				}
 				if v, found := x[k]; !found || (v == nil && !isNullable(prop)) {
+					if err := d.spend(countValues(def)); err != nil {
+						return err
+					}
 					x[k] = deepCopy(def)
 				}
 			}
@@ -57,7 +101,9 @@ func (s *Schema) applyDefaults(x any, schemas []map[string]any) {
 					sub = append(sub, ap)
 				}
 			}
-			s.applyDefaults(v, s.expand(sub))
+			if err := d.apply(v, s.expand(sub), depth+1); err != nil {
+				return err
+			}
 		}
 	case []any:
 		for i, v := range x {
@@ -78,9 +124,32 @@ func (s *Schema) applyDefaults(x any, schemas []map[string]any) {
 					sub = append(sub, prefix[i])
 				}
 			}
-			s.applyDefaults(v, s.expand(sub))
+			if err := d.apply(v, s.expand(sub), depth+1); err != nil {
+				return err
+			}
 		}
 	}
+	return nil
+}
+
+// countValues counts the values of v, a default, up to MaxDefaultNodes+1.
+func countValues(v any) int {
+	n := 1
+	switch v := v.(type) {
+	case map[string]any:
+		for _, e := range v {
+			if n += countValues(e); n > MaxDefaultNodes {
+				return n
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if n += countValues(e); n > MaxDefaultNodes {
+				return n
+			}
+		}
+	}
+	return n
 }
 
 // expand returns the schema objects among schemas plus the targets of their
@@ -116,7 +185,13 @@ func (s *Schema) resolve(ref string) any {
 	if err != nil {
 		return nil
 	}
-	var cur any = s.doc
+	return lookupPointer(s.doc, frag)
+}
+
+// lookupPointer returns the value at JSON pointer frag ("" or "/a/0/b") in
+// doc, or nil.
+func lookupPointer(doc any, frag string) any {
+	cur := doc
 	if frag == "" {
 		return cur
 	}

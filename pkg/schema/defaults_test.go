@@ -68,7 +68,10 @@ $defs:
 			in := mustDecode(t, tt.in)
 			before := canonical(t, in)
 			inCopy := deepCopy(in)
-			got := s.ApplyDefaults(in)
+			got, err := s.ApplyDefaults(in)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if c := canonical(t, got); c != tt.want {
 				t.Errorf("ApplyDefaults =\n%s\nwant\n%s", c, tt.want)
 			}
@@ -81,9 +84,10 @@ $defs:
 
 func TestApplyDefaultsDoesNotShareDefaults(t *testing.T) {
 	s := mustCompileString(t, "type: object\nproperties:\n  a: {type: object, default: {list: [1]}}\n")
-	first := s.ApplyDefaults(map[string]any{}).(map[string]any)
+	firstV, _ := s.ApplyDefaults(map[string]any{})
+	first := firstV.(map[string]any)
 	first["a"].(map[string]any)["list"].([]any)[0] = json.Number("99")
-	second := s.ApplyDefaults(map[string]any{})
+	second, _ := s.ApplyDefaults(map[string]any{})
 	if c := canonical(t, second); c != `{"a":{"list":[1]}}` {
 		t.Errorf("second ApplyDefaults = %s: defaults were shared with an earlier result", c)
 	}
@@ -102,7 +106,10 @@ properties:
 $defs:
   node: {type: object, properties: {v: {default: 0}, child: {$ref: '#/$defs/node'}}}
 `)
-	got := s.ApplyDefaults(mustDecode(t, `{"a": {}, "tree": {"child": {"child": {}}}}`))
+	got, err := s.ApplyDefaults(mustDecode(t, `{"a": {}, "tree": {"child": {"child": {}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if c := canonical(t, got); c != `{"a":{},"tree":{"child":{"child":{"v":0},"v":0},"v":0}}` {
 		t.Errorf("ApplyDefaults = %s", c)
 	}
@@ -110,7 +117,10 @@ $defs:
 
 func TestApplyDefaultsThenValidate(t *testing.T) {
 	s := mustCompile(t, "coredns-schema.yaml")
-	spec := s.ApplyDefaults(mustDecode(t, `{"upstreams": ["10.0.0.10"]}`))
+	spec, err := s.ApplyDefaults(mustDecode(t, `{"upstreams": ["10.0.0.10"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := s.Validate(spec); err != nil {
 		t.Fatalf("defaulted spec invalid: %v", err)
 	}

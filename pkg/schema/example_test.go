@@ -38,7 +38,11 @@ spec:
 		fmt.Println(err)
 		return
 	}
-	spec := s.ApplyDefaults(obj.Spec)
+	spec, err := s.ApplyDefaults(obj.Spec)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	fmt.Println("defaulted:", spec)
 	fmt.Println("valid:", s.Validate(spec) == nil)
 

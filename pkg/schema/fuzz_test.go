@@ -19,6 +19,9 @@ func FuzzCompile(f *testing.F) {
 	f.Add([]byte("type: object\nproperties:\n  a: {$ref: '#/properties/b'}\n  b: {$ref: '#/properties/a'}\n"))
 	f.Add([]byte("type: object\nproperties: {a: {type: string, nullable: true, enum: [x]}}\n"))
 	f.Add([]byte("a: &a [*a]\n"))
+	f.Add([]byte("{type: object, properties: {a: {$ref: '#', default: {}}}}"))
+	f.Add([]byte(fanOut(4, 3, "allOf")))
+	f.Add([]byte(fanOut(9, 4, "properties")))
 	f.Add([]byte(`{"type":"object","$defs":{"x":{"$id":"http://e/x","$schema":"http://e/m"}}}`))
 	limits := Limits{MaxBytes: 64 << 10, MaxDepth: 16}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -40,7 +43,9 @@ func FuzzCompile(f *testing.F) {
 			t.Fatalf("JSON() not stable:\n%s\n%s", s.JSON(), again.JSON())
 		}
 		_ = s.Validate(map[string]any{})
-		_ = s.ApplyDefaults(map[string]any{})
+		if _, err := s.ApplyDefaults(map[string]any{}); err != nil && !errors.Is(err, ErrLimit) {
+			t.Fatalf("ApplyDefaults: %v", err)
+		}
 	})
 }
 
@@ -79,7 +84,9 @@ func FuzzValidate(f *testing.F) {
 				}
 			}
 		}
-		_ = s.ApplyDefaults(v)
+		if _, err := s.ApplyDefaults(v); err != nil && !errors.Is(err, ErrLimit) {
+			t.Fatalf("ApplyDefaults: %v", err)
+		}
 		if after, _ := canonicalJSON(v); !bytes.Equal(before, after) {
 			t.Fatalf("ApplyDefaults modified its input:\n%s\n%s", before, after)
 		}

@@ -166,7 +166,9 @@ func TestValidateConcurrent(t *testing.T) {
 				if err := s.Validate(spec); err == nil || len(fieldErrors(t, err)) != 3 {
 					t.Errorf("Validate: %v", err)
 				}
-				s.ApplyDefaults(spec)
+				if _, err := s.ApplyDefaults(spec); err != nil {
+					t.Errorf("ApplyDefaults: %v", err)
+				}
 			}
 		})
 	}

@@ -19,40 +19,45 @@ func walkSchemas(node any, ptr string, fn func(obj map[string]any, ptr string) e
 	if err := fn(obj, ptr); err != nil {
 		return err
 	}
+	var err error
+	eachSubschema(obj, func(rel string, sub map[string]any) {
+		if err == nil {
+			err = walkSchemas(sub, ptr+rel, fn)
+		}
+	})
+	return err
+}
+
+// eachSubschema calls fn for every direct subschema of obj (an object under
+// a schema keyword), in a fixed order, with its pointer relative to obj
+// ("/properties/a", "/allOf/0").
+func eachSubschema(obj map[string]any, fn func(rel string, sub map[string]any)) {
+	call := func(rel string, v any) {
+		if sub, ok := v.(map[string]any); ok {
+			fn(rel, sub)
+		}
+	}
 	for _, kw := range sortedKeys(obj) {
-		kwPtr := ptr + "/" + escapePtr(kw)
+		kwPtr := "/" + escapePtr(kw)
 		switch kw {
 		case "additionalProperties", "additionalItems", "unevaluatedItems", "unevaluatedProperties",
 			"contains", "propertyNames", "not", "if", "then", "else", "contentSchema",
 			"items", "allOf", "anyOf", "oneOf", "prefixItems":
-			if err := walkSchemaOrList(obj[kw], kwPtr, fn); err != nil {
-				return err
+			// one schema, or a list of them ("items" may be either in draft-07)
+			if list, ok := obj[kw].([]any); ok {
+				for i, sub := range list {
+					call(kwPtr+"/"+strconv.Itoa(i), sub)
+				}
+			} else {
+				call(kwPtr, obj[kw])
 			}
 		case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
 			m, _ := obj[kw].(map[string]any)
 			for _, name := range sortedKeys(m) {
-				if err := walkSchemas(m[name], kwPtr+"/"+escapePtr(name), fn); err != nil {
-					return err
-				}
+				call(kwPtr+"/"+escapePtr(name), m[name])
 			}
 		}
 	}
-	return nil
-}
-
-// walkSchemaOrList walks a keyword value that is one schema or a list of them
-// ("items" may be either in draft-07).
-func walkSchemaOrList(v any, ptr string, fn func(obj map[string]any, ptr string) error) error {
-	list, ok := v.([]any)
-	if !ok {
-		return walkSchemas(v, ptr, fn)
-	}
-	for i, sub := range list {
-		if err := walkSchemas(sub, ptr+"/"+strconv.Itoa(i), fn); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func escapePtr(s string) string {

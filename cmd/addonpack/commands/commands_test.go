@@ -120,6 +120,19 @@ func TestExitCodes(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bad, "config", "defaults.yaml"), []byte("apiVersion: bad.addons.example.com/v1alpha1\nkind: BadConfig\nmetadata: {name: bad}\nspec: {replicas: 0, message: \"\"}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Packages over the render bounds (specs/artifact.md section 9).
+	bomb, deep, recursive := filepath.Join(dir, "bomb"), filepath.Join(dir, "deep"), filepath.Join(dir, "recursive")
+	for src, file := range map[string]string{
+		bomb: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndata:\n  a: &a [x,x,x,x,x,x,x,x,x]\n  b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\n  c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n  d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n  e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n",
+		deep: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: d}\nx: " + strings.Repeat("{a: ", 9000) + "1" + strings.Repeat("}", 9000) + "\n",
+	} {
+		run(t, nil, "init", src)
+		kust, _ := os.ReadFile(filepath.Join(src, "kustomization.yaml"))
+		os.WriteFile(filepath.Join(src, "kustomization.yaml"), bytes.Replace(kust, []byte("  - service.yaml\n"), []byte("  - service.yaml\n  - hostile.yaml\n"), 1), 0o644)
+		os.WriteFile(filepath.Join(src, "hostile.yaml"), []byte(file), 0o644)
+	}
+	run(t, nil, "init", recursive)
+	os.WriteFile(filepath.Join(recursive, "config", "schema.yaml"), []byte("type: object\nproperties:\n  replicas: {type: integer, default: 1}\n  message: {type: string, default: x}\n  more: {$ref: '#', default: {}}\n"), 0o644)
 	nonEmpty := filepath.Join(dir, "full")
 	os.MkdirAll(nonEmpty, 0o755)
 	os.WriteFile(filepath.Join(nonEmpty, "x"), nil, 0o644)
@@ -138,6 +151,9 @@ func TestExitCodes(t *testing.T) {
 		{"pull without trust flags", []string{"pull", reg.Host() + "/addons/hello:0.1.0", "-o", filepath.Join(dir, "o")}, commands.ExitUsage, []string{"--key", "--insecure-skip-verify"}},
 		{"pull of an unsigned artifact", []string{"pull", reg.Host() + "/addons/hello:0.1.0", "-o", filepath.Join(dir, "o"), "--key", filepath.Join(dir, "none.pub")}, commands.ExitNotFound, []string{"none.pub"}},
 		{"invalid defaults", []string{"build", bad}, commands.ExitInvalid, []string{filepath.Join(bad, "config", "defaults.yaml"), "spec.replicas", "spec.message"}},
+		{"YAML alias bomb", []string{"build", bomb}, commands.ExitInvalid, []string{"hostile.yaml", "aliases expand"}},
+		{"deep YAML", []string{"build", deep}, commands.ExitInvalid, []string{"hostile.yaml", "nested more than 200 levels"}},
+		{"recursive defaults", []string{"config", "defaults", recursive}, commands.ExitInvalid, []string{"schema.yaml", "nests more than 100 levels"}},
 		{"not an add-on", []string{"build", dir}, commands.ExitInvalid, []string{"addon.yaml: missing"}},
 		{"missing source dir", []string{"build", filepath.Join(dir, "nope")}, commands.ExitNotFound, []string{"nope"}},
 		{"unknown tag", []string{"pull", reg.Host() + "/addons/hello:9.9.9", "-o", filepath.Join(dir, "o"), "--insecure-skip-verify"}, commands.ExitNotFound, []string{"addons/hello:9.9.9"}},

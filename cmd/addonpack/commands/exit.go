@@ -81,7 +81,7 @@ func isInvalid(err error) bool {
 		spec.ErrInvalid, build.ErrSource, schema.ErrInvalid, layout.ErrLayout, registry.ErrTooLarge,
 		archive.ErrUnsafePath, archive.ErrEntryType, archive.ErrDuplicate, archive.ErrLimit, archive.ErrIgnoreFile,
 		schema.ErrSchema, schema.ErrObject, config.ErrNoConfig, archive.ErrFormat, archive.ErrFileChanged,
-		render.ErrRemoteResource, render.ErrHelm, render.ErrPlugin, build.ErrRender,
+		render.ErrRemoteResource, render.ErrHelm, render.ErrPlugin, render.ErrYAMLLimit, build.ErrRender,
 		verify.ErrPolicy, keys.ErrKey, relocate.ErrTooMany, relocate.ErrMalformedRecord, locate.ErrNotUsable,
 		semver.ErrAmbiguous, semver.ErrRange, semver.ErrVersion,
 		prune.ErrPins, prune.ErrTooMany,
