@@ -32,6 +32,12 @@ const (
 	// WrongBytes serves a body of the right length with every byte inverted,
 	// so a blob no longer matches its Docker-Content-Digest.
 	WrongBytes
+	// StallMidway sends the headers (with the full Content-Length) and half
+	// of the body, flushes them, then sends nothing more until the client
+	// gives up (the request context ends), the registry stops, or
+	// FaultRule.Duration passes (then the connection is closed, the body
+	// left short): a registry that stalls in the middle of a blob.
+	StallMidway
 	// RedirectBlob answers blob GET/HEAD requests with 302 to a second
 	// in-process host, http(s)://localhost:PORT (a different host name from
 	// 127.0.0.1), that serves the blob without checking credentials and
@@ -58,7 +64,7 @@ type FaultRule struct {
 	Kind       FaultKind
 	Status     int           // Status5xx: status code (default 503)
 	RetryAfter time.Duration // TooManyRequests: Retry-After (default 1s)
-	Duration   time.Duration // Stall: how long to hold (0: until the request ends)
+	Duration   time.Duration // Stall, StallMidway: how long to hold (0: until the request ends)
 }
 
 // MatchBlobGET matches GET requests for blob content.
@@ -181,6 +187,10 @@ func (fs *faultState) apply(h *handler, w http.ResponseWriter, r *http.Request) 
 		return fs.stall(r, rule.Duration)
 	case ResetMidway, Truncate, WrongBytes:
 		serveDamaged(h, w, r, rule.Kind)
+		return true
+	case StallMidway:
+		serveDamaged(h, w, r, rule.Kind)
+		fs.stall(r, rule.Duration)
 		return true
 	case RedirectBlob:
 		return h.redirectBlob(w, r)

@@ -50,6 +50,11 @@ func serveDamaged(h *handler, w http.ResponseWriter, r *http.Request, kind Fault
 		_, _ = w.Write(body[:len(body)/2])
 		// Returning with fewer bytes than Content-Length makes the server
 		// close the connection.
+	case StallMidway:
+		w.WriteHeader(buf.status)
+		_, _ = w.Write(body[:len(body)/2])
+		_ = http.NewResponseController(w).Flush()
+		// apply then holds the handler; returning short closes the connection.
 	case ResetMidway:
 		w.WriteHeader(buf.status)
 		_, _ = w.Write(body[:len(body)/2])

@@ -209,3 +209,38 @@ func waitLog(t *testing.T, reg *Registry, pred func(Request) bool) Request {
 	t.Fatalf("no matching request in log %+v", reg.Log())
 	return Request{}
 }
+
+func TestFaultStallMidway(t *testing.T) {
+	reg := New(t, WithFaults(Faults{Rules: []FaultRule{{Match: MatchBlobGET(), Nth: 1, Kind: StallMidway}}}))
+	url, content := faultBlob(t, reg)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+	resp, err := reg.Client().Do(req)
+	if err != nil {
+		t.Fatalf("headers should arrive: %v", err)
+	}
+	defer resp.Body.Close()
+	if resp.ContentLength != int64(len(content)) {
+		t.Fatalf("Content-Length %d, want %d", resp.ContentLength, len(content))
+	}
+	half := make([]byte, len(content)/2)
+	if _, err := io.ReadFull(resp.Body, half); err != nil || !bytes.Equal(half, content[:len(half)]) {
+		t.Fatalf("first half: %v", err)
+	}
+	// Then nothing: a read blocks until the client gives up.
+	got := make(chan error, 1)
+	go func() { _, err := resp.Body.Read(make([]byte, 1)); got <- err }()
+	select {
+	case err := <-got:
+		t.Fatalf("read returned %v before the client gave up", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	cancel()
+	if err := <-got; err == nil {
+		t.Fatal("read after cancel succeeded")
+	}
+	// The next request is served normally.
+	resp2, body := do(t, reg.Client(), "GET", url, nil)
+	expect(t, resp2, body, http.StatusOK, "")
+}

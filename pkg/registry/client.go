@@ -18,7 +18,7 @@ import (
 // Client per command.
 type Client struct {
 	opts    Options           // with defaults applied
-	base    http.RoundTripper // TLS settings, no retry, no auth
+	base    http.RoundTripper // TLS settings and the read timeout, no retry, no auth
 	auth    *auth.Client      // credentials, token cache, User-Agent, retries
 	schemes schemeCache
 	// referrers remembers which hosts serve the referrers API.
@@ -31,10 +31,11 @@ type Client struct {
 // opts.Credential is set) but does not touch the network.
 func New(opts Options) (*Client, error) {
 	opts = opts.withDefaults()
-	base, err := opts.baseTransport()
+	tlsBase, err := opts.baseTransport()
 	if err != nil {
 		return nil, err
 	}
+	base := idleTimeout{next: tlsBase, d: opts.ReadTimeout}
 	cred, err := opts.credentialFunc()
 	if err != nil {
 		return nil, err
@@ -57,8 +58,8 @@ func New(opts Options) (*Client, error) {
 	}, nil
 }
 
-// Transport returns the configured base transport: TLS settings applied, no
-// retries, no authentication, no User-Agent. It is meant for building other
+// Transport returns the configured base transport: TLS settings and the read
+// timeout applied, no retries, no authentication, no User-Agent. It is meant for building other
 // clients (e.g. go-containerregistry remote.WithTransport) on the same
 // network settings.
 func (c *Client) Transport() http.RoundTripper {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -219,7 +220,40 @@ func (c *Client) fetch(ctx context.Context, ref Reference, kind string, desc oci
 	if hd != "" && hd.Algorithm() == desc.Digest.Algorithm() && hd != desc.Digest {
 		return fmt.Errorf("%w: %s header says %s", ErrDigestMismatch, headerDigest, hd)
 	}
-	return copyVerified(w, resp.Body, desc)
+	resume := func(offset int64) (io.ReadCloser, error) {
+		return c.resumeFrom(ctx, repo, kind, desc, accept, offset)
+	}
+	return copyVerified(w, resp.Body, desc, resume)
+}
+
+// resumeFrom GETs the content again from offset: with a Range header, and
+// when the registry ignores it (200), by skipping the first offset bytes.
+func (c *Client) resumeFrom(ctx context.Context, repo *remote.Repository, kind string, desc ocispec.Descriptor, accept string, offset int64) (io.ReadCloser, error) {
+	ctx, u := endpoint(ctx, repo, kind, desc.Digest.String())
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	req.Header.Set("Range", fmt.Sprintf("bytes=%d-", offset))
+	resp, err := repo.Client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case resp.StatusCode == http.StatusPartialContent && strings.HasPrefix(resp.Header.Get("Content-Range"), fmt.Sprintf("bytes %d-", offset)):
+		return resp.Body, nil
+	case resp.StatusCode == http.StatusOK:
+		if _, err := io.CopyN(io.Discard, resp.Body, offset); err != nil {
+			resp.Body.Close()
+			return nil, err
+		}
+		return resp.Body, nil
+	}
+	defer resp.Body.Close()
+	return nil, parseErrorResponse(resp)
 }
 
 // acquireDownload takes one of the Options.Concurrency blob download slots
@@ -233,12 +267,34 @@ func (c *Client) acquireDownload(ctx context.Context) (release func(), err error
 	}
 }
 
+// maxResumes is how many times a download that stalled (Options.ReadTimeout)
+// is resumed where it stopped.
+const maxResumes = 2
+
 // copyVerified copies exactly desc.Size bytes from r to w, fails if r has
-// fewer or more, and checks the digest of what was copied.
-func copyVerified(w io.Writer, r io.Reader, desc ocispec.Descriptor) error {
+// fewer or more, and checks the digest of what was copied. When r stalls
+// and resume is not nil, the copy goes on from resume(bytes copied so far),
+// at most maxResumes times; the digest covers the bytes as written, from
+// whichever response they came.
+func copyVerified(w io.Writer, r io.Reader, desc ocispec.Descriptor, resume func(offset int64) (io.ReadCloser, error)) error {
 	digester := desc.Digest.Algorithm().Digester()
 	dst := &errWriter{w: io.MultiWriter(w, digester.Hash())}
-	n, err := io.CopyN(dst, r, desc.Size)
+	var n int64
+	var err error
+	for attempt := 0; ; attempt++ {
+		var k int64
+		k, err = io.CopyN(dst, r, desc.Size-n)
+		n += k
+		if !errors.As(err, new(stalledError)) || dst.err != nil || resume == nil || attempt == maxResumes {
+			break
+		}
+		next, rerr := resume(n)
+		if rerr != nil {
+			return fmt.Errorf("resuming after %d of %d bytes: %w (first: %w)", n, desc.Size, rerr, err)
+		}
+		defer next.Close()
+		r = next
+	}
 	switch {
 	case dst.err != nil:
 		return fmt.Errorf("write: %w", dst.err)

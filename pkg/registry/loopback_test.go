@@ -158,7 +158,11 @@ func TestSchemeForNonLoopbackHost(t *testing.T) {
 
 func TestTransportAccessor(t *testing.T) {
 	c := newTestClient(t, Options{InsecureSkipTLSVerify: true})
-	tr, ok := c.Transport().(*http.Transport)
+	idle, ok := c.Transport().(idleTimeout)
+	if !ok || idle.d != DefaultReadTimeout {
+		t.Fatalf("Transport() = %#v, want the read timeout applied", c.Transport())
+	}
+	tr, ok := idle.next.(*http.Transport)
 	if !ok || tr == http.DefaultTransport || !tr.TLSClientConfig.InsecureSkipVerify {
 		t.Fatalf("Transport() = %#v, want a configured clone", c.Transport())
 	}

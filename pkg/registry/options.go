@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/credentials"
@@ -60,6 +61,13 @@ type Options struct {
 	// MaxManifestSize bounds manifests pushed, resolved and fetched;
 	// <= 0 means DefaultMaxManifestSize.
 	MaxManifestSize int64
+	// ReadTimeout abandons a request that makes no progress for this long
+	// (no request body byte taken, no response header, no response body
+	// byte), on every request of the Client and of the transport it hands
+	// out (Transport). An idempotent request is retried; a blob download
+	// resumes where it stopped (at most twice); then the error wraps
+	// ErrUnreachable. <= 0 means DefaultReadTimeout.
+	ReadTimeout time.Duration
 }
 
 // withDefaults returns a copy of o with defaults filled in.
@@ -72,6 +80,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.UserAgent == "" {
 		o.UserAgent = DefaultUserAgent
+	}
+	if o.ReadTimeout <= 0 {
+		o.ReadTimeout = DefaultReadTimeout
 	}
 	return o
 }

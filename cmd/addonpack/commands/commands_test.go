@@ -204,3 +204,37 @@ func TestHelp(t *testing.T) {
 		t.Errorf("version: %+v", r)
 	}
 }
+
+// TestStalledRegistry: a registry that sends the headers and part of a
+// blob, then nothing, is given up after --read-timeout (a download is
+// resumed twice first): exit 5, and nothing is left in the target's parent.
+func TestStalledRegistry(t *testing.T) {
+	st := testregistry.NewMemoryStorage()
+	clean := testregistry.New(t, testregistry.WithStorage(st))
+	dir := t.TempDir()
+	src := filepath.Join(dir, "hello")
+	run(t, nil, "init", src)
+	if r := run(t, nil, "push", src, clean.Host()+"/addons/hello:0.1.0"); r.code != 0 {
+		t.Fatalf("push: %+v", r)
+	}
+	stalled := testregistry.New(t, testregistry.WithStorage(st), testregistry.WithFaults(testregistry.Faults{Rules: []testregistry.FaultRule{
+		{Match: testregistry.MatchBlobGET(), Kind: testregistry.StallMidway},
+	}}))
+	parent := filepath.Join(dir, "parent")
+	os.MkdirAll(parent, 0o755)
+	for _, args := range [][]string{
+		{"pull", stalled.Host() + "/addons/hello:0.1.0", "-o", filepath.Join(parent, "out"), "--insecure-skip-verify", "--no-cache", "--read-timeout", "100ms"},
+		{"render", stalled.Host() + "/addons/hello:0.1.0", "--insecure-skip-verify", "--no-cache", "--read-timeout", "100ms"},
+	} {
+		r := run(t, nil, args...)
+		if r.code != commands.ExitUnreachable || !strings.Contains(r.err, "stalled") || !strings.Contains(r.err, "sha256:") {
+			t.Errorf("%s: exit %d, want %d naming the stall and the blob\n%s", args[0], r.code, commands.ExitUnreachable, r.err)
+		}
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
+		t.Errorf("left behind: %v", entries)
+	}
+	if r := run(t, nil, "pull", clean.Host()+"/addons/hello:0.1.0", "-o", filepath.Join(parent, "out"), "--insecure-skip-verify", "--read-timeout", "0s"); r.code != commands.ExitUsage {
+		t.Errorf("--read-timeout 0s: exit %d, want %d", r.code, commands.ExitUsage)
+	}
+}

@@ -32,7 +32,7 @@ const (
 	ExitUsage       = 2   // bad command line: unknown flag, missing argument, bad reference syntax
 	ExitInvalid     = 3   // invalid input: add-on source, addon.yaml, schema, config, kustomization, artifact or unsafe archive content
 	ExitNotFound    = 4   // the reference, tag, digest or layout does not exist
-	ExitUnreachable = 5   // the registry could not be reached (DNS, connection, TLS)
+	ExitUnreachable = 5   // the registry could not be reached (DNS, connection, TLS) or stalled (--read-timeout)
 	ExitDenied      = 6   // the registry refused the credentials
 	ExitIntegrity   = 7   // the registry served bytes that do not match their digest or size
 	ExitConflict    = 8   // the target exists: pull -o, render -o take --force; init and keygen never overwrite

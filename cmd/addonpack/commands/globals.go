@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -26,13 +27,14 @@ type globals struct {
 	streams Streams
 	getenv  Getenv
 
-	plainHTTP bool
-	insecure  bool
-	caFile    string
-	config    string
-	cacheDir  string
-	noCache   bool
-	offline   bool
+	plainHTTP   bool
+	insecure    bool
+	caFile      string
+	config      string
+	cacheDir    string
+	noCache     bool
+	offline     bool
+	readTimeout time.Duration
 
 	// the cache, opened once per command by cache()
 	cacheOpened bool
@@ -49,6 +51,7 @@ func (g *globals) addFlags(cmd *cobra.Command) {
 	f.StringVar(&g.cacheDir, "cache-dir", "", "content-addressed cache of pulled blobs (default $XDG_CACHE_HOME/addonpack or ~/.cache/addonpack)")
 	f.BoolVar(&g.noCache, "no-cache", false, "neither read nor write the cache")
 	f.BoolVar(&g.offline, "offline", false, "use only the cache: resolve tags to the digest they last resolved to, fetch nothing")
+	f.DurationVar(&g.readTimeout, "read-timeout", registry.DefaultReadTimeout, "give up on a registry request that makes no progress for this long (retried, then exit 5)")
 }
 
 // client builds the registry client from the flags and the environment.
@@ -58,6 +61,10 @@ func (g *globals) client() (*registry.Client, error) {
 		InsecureSkipTLSVerify: g.insecure,
 		DockerConfig:          g.config,
 		UserAgent:             "addonpack/" + buildVersion(),
+		ReadTimeout:           g.readTimeout,
+	}
+	if g.readTimeout <= 0 {
+		return nil, usageError{fmt.Errorf("--read-timeout %s: want a positive duration", g.readTimeout)}
 	}
 	if opts.DockerConfig == "" {
 		if d := g.getenv("DOCKER_CONFIG"); d != "" {
