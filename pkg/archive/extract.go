@@ -133,7 +133,7 @@ func (x *extractor) run() error {
 			if x.stream.n-start != prevPad+2*blockSize || x.stream.zeros < 2*blockSize {
 				return at(prev, fmt.Errorf("%w: missing end-of-archive marker", ErrFormat))
 			}
-			return nil
+			return x.tree.checkBareRepository()
 		}
 		if err != nil {
 			return at(prev, wrapFormat(err))
@@ -192,6 +192,9 @@ func (x *extractor) entry(hdr *tar.Header) (string, error) {
 		return name, nil
 	}
 	if err := x.limits.checkPathLimits(name); err != nil {
+		return "", err
+	}
+	if err := checkToolMetadata(name); err != nil {
 		return "", err
 	}
 	if isDir {

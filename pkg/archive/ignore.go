@@ -114,20 +114,20 @@ func (r *ignoreRules) match(rel string, isDir bool) bool {
 }
 
 // excluded reports whether rel is left out of the package: it or one of its
-// parent directories is named ".git", or it is itself named ".git" (the
-// directory of a repository, or the file of a worktree or submodule that
-// points to one), or a pattern matches. The ignore file at the root is never
+// parent directories is version control metadata (isToolMetadata: ".git",
+// the directory of a repository or the file of a worktree or submodule that
+// points to one, ".hg", ".svn", ...), or a pattern matches. The ignore file at the root is never
 // excluded.
 func (r *ignoreRules) excluded(rel string, isDir bool) bool {
 	if rel == IgnoreFileName && !isDir {
 		return false
 	}
 	for _, d := range parents(rel) {
-		if path.Base(d) == ".git" || r.match(d, true) {
+		if isToolMetadata(path.Base(d)) || r.match(d, true) {
 			return true
 		}
 	}
-	if path.Base(rel) == ".git" {
+	if isToolMetadata(path.Base(rel)) {
 		return true
 	}
 	return r.match(rel, isDir)

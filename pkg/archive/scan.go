@@ -21,7 +21,8 @@ type File struct {
 
 // Scan walks root and returns the package's files sorted by Path (byte
 // order):
-//   - directories named ".git" are skipped, and so are entries matched by
+//   - version control metadata (".git", ".hg", ".svn", ... in any case;
+//     see isToolMetadata) is skipped, directory or file, and so are entries matched by
 //     root/.addonpackignore (see the syntax below); the ignore file itself is
 //     always included;
 //   - a symlink whose target (resolved with filepath.EvalSymlinks) stays
@@ -68,6 +69,9 @@ func Scan(root string, limits Limits) ([]File, error) {
 
 	s := &scanner{root: real, rules: rules, limits: limits, tree: newTree()}
 	if err := filepath.WalkDir(real, s.visit); err != nil {
+		return nil, err
+	}
+	if err := s.tree.checkBareRepository(); err != nil {
 		return nil, err
 	}
 	sort.Slice(s.files, func(i, j int) bool { return s.files[i].Path < s.files[j].Path })

@@ -163,6 +163,9 @@ func validateFiles(files []File, limits Limits) ([]File, error) {
 		if err := checkName(f.Path); err != nil {
 			return nil, pathErr(f.Path, err)
 		}
+		if err := checkToolMetadata(f.Path); err != nil {
+			return nil, pathErr(f.Path, err)
+		}
 		if err := limits.checkPathLimits(f.Path); err != nil {
 			return nil, pathErr(f.Path, err)
 		}
@@ -181,6 +184,9 @@ func validateFiles(files []File, limits Limits) ([]File, error) {
 		if t.entries > limits.MaxEntries {
 			return nil, pathErr(f.Path, fmt.Errorf("%w: more than %d entries", ErrLimit, limits.MaxEntries))
 		}
+	}
+	if err := t.checkBareRepository(); err != nil {
+		return nil, err
 	}
 	return sorted, nil
 }
