@@ -53,7 +53,7 @@ func publish(t *testing.T, host string, versions ...string) *fixture {
 
 func (f *fixture) tags(t *testing.T) []string {
 	t.Helper()
-	tags, err := f.c.ListTags(context.Background(), f.repo, 1000)
+	tags, err := f.c.Tags(context.Background(), f.repo, registry.TagLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,8 +20,8 @@ const maxPinsFile = 16 << 20
 
 // PinReader reads the digests a protect file pins. ok is false when data is
 // not in the reader's format (the next reader is tried); an error means it
-// is, but is invalid. The stack lock file reader (pkg/stack) is one; the
-// digest list (DigestList) is the fallback.
+// is, but is invalid. StackLock and DigestList are the two LoadPins always
+// knows.
 type PinReader interface {
 	ReadPins(name string, data []byte) (pins []digest.Digest, ok bool, err error)
 }
@@ -53,7 +53,7 @@ func (DigestList) ReadPins(name string, data []byte) ([]digest.Digest, bool, err
 }
 
 // LoadPins reads path and returns the digests it pins, asking each reader in
-// turn and then DigestList.
+// turn, then StackLock, then DigestList.
 func LoadPins(path string, readers ...PinReader) ([]digest.Digest, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -67,7 +67,7 @@ func LoadPins(path string, readers ...PinReader) ([]digest.Digest, error) {
 	if len(data) > maxPinsFile {
 		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrPins, path, maxPinsFile)
 	}
-	for _, r := range append(readers, DigestList{}) {
+	for _, r := range append(readers, StackLock{}, DigestList{}) {
 		pins, ok, err := r.ReadPins(path, data)
 		if err != nil {
 			return nil, err

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/opencontainers/go-digest"
+
+	"github.com/addonpack/addonpack/pkg/stack"
 )
 
 const (
@@ -119,4 +121,22 @@ func FuzzDigestList(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestLoadPinsStackLock(t *testing.T) {
+	l := &stack.Lock{APIVersion: stack.APIVersion, Kind: stack.KindLock, Order: []string{"a", "b"},
+		Addons: []stack.LockedAddon{{Name: "a", Repository: "r/a", Version: "1.0.0", Digest: pinA}, {Name: "b", Repository: "r/b", Version: "2.0.0", Digest: pinB}}}
+	p := filepath.Join(t.TempDir(), "addons.lock")
+	if err := l.Write(p); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadPins(p)
+	if err != nil || !slices.Equal(got, []digest.Digest{pinA, pinB}) {
+		t.Fatalf("= %v, %v; want both add-ons' digests", got, err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.lock")
+	os.WriteFile(bad, []byte("apiVersion: addonpack.dev/v1alpha1\nkind: StackLock\naddons:\n- name: a\n  digest: sha256:nope\n"), 0o644)
+	if _, err := LoadPins(bad); !errors.Is(err, stack.ErrStack) {
+		t.Errorf("bad lock: %v, want stack.ErrStack", err)
+	}
 }

@@ -4,45 +4,43 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strings"
 
-	"github.com/Masterminds/semver/v3"
 	"github.com/opencontainers/go-digest"
+
+	"github.com/addonpack/addonpack/pkg/semver"
 )
 
-// release is a tag that is a strict semantic version ("_" stands for "+",
-// which OCI tags cannot hold).
+// release is a tag that is a strict semantic version (pkg/semver: "_"
+// stands for "+", which OCI tags cannot hold).
 type release struct {
 	tag string
-	v   *semver.Version
+	v   semver.Version
 }
 
-// releasesOf returns the tags that are strict semver versions, newest first.
+// releasesOf returns the tags that are strict semver versions, newest first
+// (equal precedence, e.g. differing build metadata: by tag, descending).
 func releasesOf(tags []string) []release {
 	var out []release
-	for _, t := range tags {
-		v, err := semver.StrictNewVersion(strings.ReplaceAll(t, "_", "+"))
-		if err != nil {
-			continue
-		}
-		out = append(out, release{tag: t, v: v})
+	for _, t := range semver.FromTags(tags).Versions {
+		out = append(out, release{tag: t.Tag, v: t.Version})
 	}
-	slices.SortStableFunc(out, func(a, b release) int { return b.v.Compare(a.v) })
+	slices.Reverse(out)
 	return out
 }
 
-// versionRange is a --keep-range constraint.
-type versionRange struct{ c *semver.Constraints }
+// versionRange is a --keep-range range, with the pre-release rule of
+// specs/stack.md.
+type versionRange struct{ r semver.Range }
 
 func parseRange(s string) (*versionRange, error) {
-	c, err := semver.NewConstraint(s)
+	r, err := semver.ParseRange(s)
 	if err != nil {
-		return nil, fmt.Errorf("%w: --keep-range %q: %w", ErrOptions, s, err)
+		return nil, fmt.Errorf("%w: --keep-range: %w", ErrOptions, err)
 	}
-	return &versionRange{c}, nil
+	return &versionRange{r}, nil
 }
 
-func (r *versionRange) contains(rel release) bool { return r != nil && r.c.Check(rel.v) }
+func (r *versionRange) contains(rel release) bool { return r != nil && r.r.Match(rel.v) }
 
 // vouchTag matches the tags that vouch for a manifest rather than name a
 // release: cosign's sha256-<hex>.sig/.att/.sbom and the OCI referrers tag

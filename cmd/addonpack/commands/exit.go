@@ -22,6 +22,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/schema"
 	"github.com/addonpack/addonpack/pkg/semver"
 	"github.com/addonpack/addonpack/pkg/spec"
+	"github.com/addonpack/addonpack/pkg/stack"
 	"github.com/addonpack/addonpack/pkg/verify"
 )
 
@@ -84,7 +85,7 @@ func isInvalid(err error) bool {
 		render.ErrRemoteResource, render.ErrHelm, render.ErrPlugin, render.ErrYAMLLimit, build.ErrRender,
 		verify.ErrPolicy, keys.ErrKey, relocate.ErrTooMany, relocate.ErrMalformedRecord, locate.ErrNotUsable,
 		semver.ErrAmbiguous, semver.ErrRange, semver.ErrVersion,
-		prune.ErrPins, prune.ErrTooMany,
+		prune.ErrPins, prune.ErrTooMany, stack.ErrStack,
 	} {
 		if errors.Is(err, target) {
 			return true

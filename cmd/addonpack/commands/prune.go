@@ -39,10 +39,10 @@ interrupted prune (vouching tags whose manifest is gone) go too.
 
 Releases are the tags that are strict semantic versions ("_" standing for "+"), ordered by
 version, never by date: --keep N keeps the N newest, --keep-range RANGE also keeps those it
-matches. Other tags (latest, stable) are never deleted unless named with --tag.
+matches (range syntax as in stacks: ">=1.0.0 <2.0.0", "^1.2", "1.x"). Other tags (latest, stable) are never deleted unless named with --tag.
 
-Never deleted: a digest another kept tag points at, or one --protect FILE pins (a list of
-sha256: digests, one per line). A release tag on such a digest is only untagged, where the
+Never deleted: a digest another kept tag points at, or one --protect FILE pins (a stack lock
+file, addons.lock, or a list of sha256: digests, one per line). A release tag on such a digest is only untagged, where the
 registry can delete a tag alone (distribution 2.8 cannot: the tag is then reported skipped).
 
 Without --yes nothing is deleted: prune prints what would go (text, or -o json); on a terminal
@@ -121,7 +121,7 @@ the registry's garbage collection.`,
 	fl.IntVar(&opts.Keep, "keep", 0, "keep the N newest releases by semantic version")
 	fl.StringVar(&opts.KeepRange, "keep-range", "", `also keep the releases this semver range matches (e.g. ">=1.0.0 <2.0.0")`)
 	fl.StringSliceVar(&opts.Tags, "tag", nil, "delete this tag (repeatable; the only way to delete a tag that is not a semver version)")
-	fl.StringVar(&protect, "protect", "", "never delete a digest this file pins (sha256: digests, one per line)")
+	fl.StringVar(&protect, "protect", "", "never delete a digest this file pins: a stack lock file, or sha256: digests one per line")
 	fl.BoolVar(&yes, "yes", false, "delete without asking; without it prune only prints what would go")
 	addFormat(cmd, &f, true)
 	return cmd

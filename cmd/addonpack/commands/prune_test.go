@@ -97,6 +97,8 @@ func TestPruneRefusals(t *testing.T) {
 	repo := reg.Host() + "/addons/hello"
 	bad := filepath.Join(t.TempDir(), "pins.txt")
 	os.WriteFile(bad, []byte("hello:0.1.0\n"), 0o644)
+	badLock := filepath.Join(t.TempDir(), "addons.lock")
+	os.WriteFile(badLock, []byte("apiVersion: addonpack.dev/v1alpha1\nkind: StackLock\naddons: 3\n"), 0o644)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -108,6 +110,7 @@ func TestPruneRefusals(t *testing.T) {
 		{"bad range", []string{repo, "--keep-range", ">>1"}, 2, "--keep-range"},
 		{"unknown tag", []string{repo, "--tag", "nope"}, 4, "nope"},
 		{"bad protect file", []string{repo, "--keep", "1", "--protect", bad}, 3, `"hello:0.1.0" is not a digest`},
+		{"bad lock file", []string{repo, "--keep", "1", "--protect", badLock}, 3, "invalid stack"},
 		{"registry without deletes", []string{repo, "--keep", "1", "--yes"}, 1, "does not allow deletes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
