@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/kustomize/api/konfig"
@@ -177,6 +178,18 @@ func (t *pkgTree) exists(rel string) bool {
 // dir reports whether rel is a directory of the package.
 func (t *pkgTree) dir(rel string) bool {
 	return t.isDir[rel]
+}
+
+// dirs lists the package's directories, sorted.
+func (t *pkgTree) dirs() []string {
+	var out []string
+	for p, d := range t.isDir {
+		if d {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // file reports whether rel is a regular file of the package.

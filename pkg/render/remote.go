@@ -155,11 +155,30 @@ func looksRemote(entry string) bool {
 
 // checkLoaded checks a field that kustomize reads as one file (patch paths,
 // crds, configurations, generator sources, openapi.path): kustomize fetches
-// it over http when it is a URL. Missing or out-of-root files are left to
-// kustomize, whose root-only load restrictor reports them.
+// it over http when it is a URL, and reads it from the host when it is an
+// absolute path or leaves the package, wherever the directory is built with
+// load restrictions off (kustomize --load-restrictor LoadRestrictionsNone,
+// as Argo CD allows): both are refused. Missing files, and files of the
+// package outside the kustomization's directory, are left to kustomize,
+// whose root-only load restrictor reports them.
 func checkLoaded(file, field, value string) error {
+	return checkLoadedPath(file, field, value, value)
+}
+
+// checkLoadedPath is checkLoaded for a value whose file path is p (the path
+// part of a generator's "key=path" file source).
+func checkLoadedPath(file, field, value, p string) error {
 	if remoteValue(value) {
 		return notInPackage(file, field, value, "")
+	}
+	switch {
+	case p == "":
+		return nil
+	case path.IsAbs(p):
+		return notInPackage(file, field, value, "absolute path")
+	}
+	if _, ok := resolve(path.Dir(file), p); !ok {
+		return notInPackage(file, field, value, "leaves the package root")
 	}
 	return nil
 }
@@ -215,7 +234,13 @@ func checkLoadedFields(file string, k *types.Kustomization) error {
 	}
 	kv := func(field string, i int, a types.GeneratorArgs) {
 		for j, v := range a.FileSources {
-			add(fmt.Sprintf("%s[%d].files[%d]", field, i, j), v)
+			p := v
+			if _, after, ok := strings.Cut(v, "="); ok {
+				p = after
+			}
+			if err := checkLoadedPath(file, fmt.Sprintf("%s[%d].files[%d]", field, i, j), v, p); err != nil {
+				errs = append(errs, err)
+			}
 		}
 		for j, v := range a.EnvSources {
 			add(fmt.Sprintf("%s[%d].envs[%d]", field, i, j), v)

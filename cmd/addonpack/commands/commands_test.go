@@ -238,3 +238,28 @@ func TestStalledRegistry(t *testing.T) {
 		t.Errorf("--read-timeout 0s: exit %d, want %d", r.code, commands.ExitUsage)
 	}
 }
+
+// TestRenderKustomizeStaysInside: a published package holding a
+// kustomization that points at host paths (one the root does not reach, so
+// the builder's render check never saw it) is refused by render --format
+// kustomize -o: exit 3, naming the file, and no directory is written.
+func TestRenderKustomizeStaysInside(t *testing.T) {
+	reg := testregistry.New(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "hello")
+	run(t, nil, "init", src)
+	os.MkdirAll(filepath.Join(src, "extra"), 0o755)
+	os.WriteFile(filepath.Join(src, "extra", "kustomization.yaml"), []byte("configMapGenerator:\n- name: leak\n  files: [/etc/passwd]\n"), 0o644)
+	ref := reg.Host() + "/addons/hello:0.1.0"
+	if r := run(t, nil, "push", src, ref); r.code != 0 {
+		t.Fatalf("push: %+v", r)
+	}
+	out := filepath.Join(dir, "out")
+	r := run(t, nil, "render", ref, "--insecure-skip-verify", "--format", "kustomize", "-o", out)
+	if r.code != commands.ExitInvalid || !strings.Contains(r.err, `extra/kustomization.yaml: configMapGenerator[0].files[0]: "/etc/passwd"`) {
+		t.Fatalf("exit %d, want %d naming the file and field\n%s", r.code, commands.ExitInvalid, r.err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("%s was written", out)
+	}
+}
