@@ -35,8 +35,9 @@ type k8sObject struct {
 }
 
 type k8sMeta struct {
-	Name      string `json:"name"`
-	Namespace string `json:"namespace"`
+	Name        string            `json:"name"`
+	Namespace   string            `json:"namespace"`
+	Annotations map[string]string `json:"annotations"`
 }
 
 type rbacRule struct {

@@ -91,7 +91,7 @@ func TestSpoolPushFetch(t *testing.T) {
 // alone.
 func TestBuildConcurrent(t *testing.T) {
 	ctx := context.Background()
-	dirs := []string{helloExample, "../../examples/coredns", "../../examples/cert-operator", "../../examples/metrics-server"}
+	dirs := []string{helloExample, "../../examples/coredns", "../../examples/cert-operator", "../../examples/metrics-server", "../../examples/cert-manager"}
 	want := map[string]string{}
 	for _, d := range dirs {
 		res, err := build.Build(ctx, d, memory.New(), build.Options{})
