@@ -38,6 +38,7 @@ const (
 	ExitIntegrity   = 7   // the registry served bytes that do not match their digest or size
 	ExitConflict    = 8   // the target exists: pull -o, render -o take --force; init and keygen never overwrite
 	ExitVerify      = 9   // verification failed: signatures, attestations or provenance do not satisfy the keys or policy
+	ExitDrift       = 10  // lock --check: the lock no longer matches its stack file or the registries
 	ExitInterrupted = 130 // interrupted by SIGINT or SIGTERM
 )
 
@@ -57,6 +58,8 @@ func ExitCode(ctx context.Context, err error) int {
 		return ExitFailure
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		return ExitInterrupted
+	case errors.Is(err, stack.ErrDrift):
+		return ExitDrift
 	case errors.As(err, &usage), errors.Is(err, registry.ErrInvalidReference):
 		return ExitUsage
 	case errors.Is(err, verify.ErrVerification):
@@ -85,7 +88,7 @@ func isInvalid(err error) bool {
 		render.ErrRemoteResource, render.ErrHelm, render.ErrPlugin, render.ErrYAMLLimit, build.ErrRender,
 		verify.ErrPolicy, keys.ErrKey, relocate.ErrTooMany, relocate.ErrMalformedRecord, locate.ErrNotUsable,
 		semver.ErrAmbiguous, semver.ErrRange, semver.ErrVersion,
-		prune.ErrPins, prune.ErrTooMany, stack.ErrStack,
+		prune.ErrPins, prune.ErrTooMany, stack.ErrStack, stack.ErrResolve,
 	} {
 		if errors.Is(err, target) {
 			return true

@@ -52,6 +52,7 @@ and pulls it back checked, ready for kubectl, Flux or Argo CD.`,
 		newVerify(g),
 		newCopy(g),
 		newVersions(g),
+		newLock(g),
 		newPrune(g),
 	)
 	return root

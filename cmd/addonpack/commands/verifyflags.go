@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -105,4 +106,13 @@ func (v *verifyFlags) hook(ctx context.Context, g *globals, c *registry.Client, 
 		}
 		return nil
 	}, nil
+}
+
+// defaultPolicy makes a policy file named by a stack file (relative to its
+// directory dir) the trust of a command given neither --key, --policy nor
+// --insecure-skip-verify.
+func (v *verifyFlags) defaultPolicy(dir, policy string) {
+	if policy != "" && len(v.keyRefs) == 0 && v.policyPath == "" && !v.skip {
+		v.policyPath = filepath.Join(dir, policy)
+	}
 }

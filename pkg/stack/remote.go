@@ -1,0 +1,54 @@
+package stack
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/addonpack/addonpack/pkg/artifact"
+	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/semver"
+)
+
+// TagLister lists a repository's tags; *registry.Client is one.
+type TagLister interface {
+	Tags(ctx context.Context, repo registry.Reference, lim registry.TagLimits) ([]string, error)
+}
+
+// Loader is the consumer path for one reference: resolved once, verified
+// under the policy scope of ref's repository, manifest and config blob
+// fetched by digest and checked, and the signed add-on bound to the
+// reference's claims — its name is name, a semver tag its version
+// (specs/artifact.md section 11.6). No content layer is read.
+type Loader interface {
+	Load(ctx context.Context, ref registry.Reference, name string) (*artifact.Loaded, error)
+}
+
+// Remote is the Registry of a real resolution: tags from a TagLister,
+// artifacts through a Loader.
+type Remote struct {
+	Tags   TagLister
+	Loader Loader
+	Limits registry.TagLimits
+}
+
+// Versions lists repo's tags as versions.
+func (r Remote) Versions(ctx context.Context, repo registry.Reference) (semver.List, error) {
+	tags, err := r.Tags.Tags(ctx, repo, r.Limits)
+	if err != nil {
+		return semver.List{}, err
+	}
+	return semver.FromTags(tags), nil
+}
+
+// Open loads ref through the consumer path.
+func (r Remote) Open(ctx context.Context, ref registry.Reference, name string) (Artifact, error) {
+	l, err := r.Loader.Load(ctx, ref, name)
+	if err != nil {
+		return Artifact{}, err
+	}
+	v, err := semver.Parse(l.Addon.Spec.Version)
+	if err != nil {
+		return Artifact{}, fmt.Errorf("%s: spec.version: %w", ref.WithDigest(l.Descriptor.Digest), err)
+	}
+	return Artifact{Digest: l.Descriptor.Digest, Name: l.Addon.Metadata.Name, Version: v, Dependencies: l.Addon.Spec.Dependencies}, nil
+}
