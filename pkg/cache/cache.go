@@ -1,5 +1,6 @@
 // Package cache is addonpack's content-addressed cache: blobs (manifests,
-// configs, layers) stored under their digest and re-hashed on every read, the
+// configs, layers) stored under their digest and hashed on every read as they
+// are used (never checked first and read again), the
 // last digest each reference resolved to (for --offline), and the
 // verified-digest records that make repeated verification cheap.
 //
@@ -33,6 +34,9 @@ type Cache struct {
 	private bool
 	// recordKey seals the records (HMAC-SHA256); see WithRecordKey.
 	recordKey []byte
+	// checked, when set, runs between a blob's check and its use: a test's
+	// way in to rewrite the file there.
+	checked func(path string)
 }
 
 // WithRecordKey makes the cache seal its records with key and believe only
@@ -44,11 +48,13 @@ func (c *Cache) WithRecordKey(key []byte) *Cache {
 	return c
 }
 
-// Open opens (creating if needed) the cache at dir. Blobs are re-hashed on
-// every read, so they need no trust; the refs and verified records do. They
-// are used only when the cache directory and those subdirectories belong to
-// the current user and no one else can write them — never in a shared or
-// world-writable cache. A cache restored from an untrusted source is not
+// Open opens (creating if needed) the cache at dir. Blobs are hashed on
+// every read, as they are used; the refs and verified records are believed.
+// Both are used only when the cache directory and its subdirectories belong
+// to the current user and no one else can write them — never in a shared or
+// world-writable cache, where another user could rewrite a blob between its
+// check and its use, or plant a record (Private is false, and Source then
+// fetches every blob and keeps none). A cache restored from an untrusted source is not
 // detected: do not do that (or pass --no-cache).
 func Open(dir string) (*Cache, error) {
 	for _, sub := range []string{"blobs", "refs", "verified", "validated", "tmp"} {
@@ -57,13 +63,14 @@ func Open(dir string) (*Cache, error) {
 		}
 	}
 	c := &Cache{dir: dir, private: true}
-	for _, d := range []string{dir, filepath.Join(dir, "refs"), filepath.Join(dir, "verified"), filepath.Join(dir, "validated")} {
+	for _, d := range []string{dir, filepath.Join(dir, "refs"), filepath.Join(dir, "verified"), filepath.Join(dir, "validated"), filepath.Join(dir, "blobs"), filepath.Join(dir, "tmp")} {
 		c.private = c.private && ownedPrivately(d)
 	}
 	return c, nil
 }
 
-// Private reports whether the cache's records are trusted (see Open).
+// Private reports whether the cache's blobs and records are trusted (see
+// Open).
 func (c *Cache) Private() bool { return c.private }
 
 // DefaultDir is $XDG_CACHE_HOME/addonpack, else ~/.cache/addonpack. getenv
@@ -84,45 +91,6 @@ func (c *Cache) Dir() string { return c.dir }
 
 func (c *Cache) blobPath(d digest.Digest) string {
 	return filepath.Join(c.dir, "blobs", d.Algorithm().String(), d.Encoded())
-}
-
-// Open returns the cached blob for desc after checking its size and digest;
-// a cached file that fails the check is removed and reported as a miss.
-func (c *Cache) OpenBlob(desc ocispec.Descriptor) (*os.File, error) {
-	if err := desc.Digest.Validate(); err != nil {
-		return nil, err
-	}
-	p := c.blobPath(desc.Digest)
-	f, err := os.Open(p)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, ErrMiss
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := check(f, desc); err != nil {
-		f.Close()
-		os.Remove(p)
-		return nil, ErrMiss
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
-}
-
-// check re-hashes f against desc.
-func check(f *os.File, desc ocispec.Descriptor) error {
-	v := desc.Digest.Verifier()
-	n, err := io.Copy(v, io.LimitReader(f, desc.Size+1))
-	if err != nil {
-		return err
-	}
-	if n != desc.Size || !v.Verified() {
-		return fmt.Errorf("cached blob %s is corrupt", desc.Digest)
-	}
-	return nil
 }
 
 // PutBlob stores a blob produced by fill, which writes exactly the blob's

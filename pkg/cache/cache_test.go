@@ -1,6 +1,7 @@
 package cache_test
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -21,34 +22,32 @@ func TestBlobs(t *testing.T) {
 	}
 	data := []byte("hello blob")
 	d := ocispec.Descriptor{Digest: digest.FromBytes(data), Size: int64(len(data))}
-	if _, err := c.OpenBlob(d); !errors.Is(err, cache.ErrMiss) {
+	if _, err := c.BlobBytes(d); !errors.Is(err, cache.ErrMiss) {
 		t.Fatalf("empty cache: %v", err)
 	}
 	wrong := func(w io.Writer) error { _, err := w.Write([]byte("other blob")); return err }
 	if err := c.PutBlob(d, wrong); err == nil {
 		t.Fatal("stored bytes that do not match the digest")
 	}
-	if _, err := c.OpenBlob(d); !errors.Is(err, cache.ErrMiss) {
+	if err := c.ReadBlob(d, io.Discard); !errors.Is(err, cache.ErrMiss) {
 		t.Fatalf("a refused blob became visible: %v", err)
 	}
 	if err := c.PutBlob(d, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 		t.Fatal(err)
 	}
-	f, err := c.OpenBlob(d)
-	if err != nil {
-		t.Fatal(err)
+	var got bytes.Buffer
+	if err := c.ReadBlob(d, &got); err != nil || got.String() != string(data) {
+		t.Fatalf("ReadBlob: %q, %v", got.String(), err)
 	}
-	got, _ := io.ReadAll(f)
-	f.Close()
-	if string(got) != string(data) {
-		t.Fatalf("read %q", got)
+	if b, err := c.BlobBytes(d); err != nil || string(b) != string(data) {
+		t.Fatalf("BlobBytes: %q, %v", b, err)
 	}
 	// Corrupt the stored file: the next read is a miss and the file is gone.
 	p := filepath.Join(c.Dir(), "blobs", "sha256", d.Digest.Encoded())
 	if err := os.WriteFile(p, []byte("hello BLOB"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.OpenBlob(d); !errors.Is(err, cache.ErrMiss) {
+	if err := c.ReadBlob(d, io.Discard); !errors.Is(err, cache.ErrMiss) {
 		t.Fatalf("corrupt blob served: %v", err)
 	}
 	if _, err := os.Stat(p); !os.IsNotExist(err) {

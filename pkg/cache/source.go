@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
@@ -71,41 +70,66 @@ func (s Source) FetchBlobBytes(ctx context.Context, d ocispec.Descriptor, max in
 	return s.bytes(ctx, d, func(w io.Writer) error { return s.Inner.FetchBlob(ctx, d, w) })
 }
 
+// FetchBlob copies the blob to w from the cache, hashed as it is copied
+// (Cache.ReadBlob), fetching and storing it first when missing. A cache
+// that is not private (Cache.Private) is not used: the blob is fetched.
 func (s Source) FetchBlob(ctx context.Context, d ocispec.Descriptor, w io.Writer) error {
-	f, err := s.open(ctx, d, func(w io.Writer) error { return s.Inner.FetchBlob(ctx, d, w) })
-	if err != nil {
+	fetch := func(w io.Writer) error { return s.Inner.FetchBlob(ctx, d, w) }
+	if err := s.cached(d, func() error { return s.Cache.ReadBlob(d, w) }); !errors.Is(err, ErrMiss) {
 		return err
 	}
-	defer f.Close()
-	_, err = io.Copy(w, f)
-	return err
+	if err := s.store(d, fetch); err != nil {
+		if errors.Is(err, errNotStored) {
+			return fetch(w)
+		}
+		return err
+	}
+	return s.Cache.ReadBlob(d, w)
 }
 
+// bytes returns the blob from the cache, read once and checked in memory
+// (Cache.BlobBytes), fetching and storing it first when missing.
 func (s Source) bytes(ctx context.Context, d ocispec.Descriptor, fetch func(io.Writer) error) ([]byte, error) {
-	f, err := s.open(ctx, d, fetch)
-	if err != nil {
-		return nil, err
+	var b []byte
+	read := func() (err error) { b, err = s.Cache.BlobBytes(d); return err }
+	if err := s.cached(d, read); !errors.Is(err, ErrMiss) {
+		return b, err
 	}
-	defer f.Close()
-	var buf bytes.Buffer
-	_, err = io.Copy(&buf, f)
-	return buf.Bytes(), err
+	if err := s.store(d, fetch); err != nil {
+		if !errors.Is(err, errNotStored) {
+			return nil, err
+		}
+		var buf bytes.Buffer
+		if err := fetch(&buf); err != nil {
+			return nil, err
+		}
+		return buf.Bytes(), nil
+	}
+	return b, read()
 }
 
-// open returns the cached blob, fetching it first when missing.
-func (s Source) open(ctx context.Context, d ocispec.Descriptor, fetch func(io.Writer) error) (*os.File, error) {
-	f, err := s.Cache.OpenBlob(d)
-	if err == nil {
-		return f, nil
+// errNotStored: the cache is not private, so the blob is fetched, not kept.
+var errNotStored = errors.New("cache not private")
+
+// cached runs read on a private cache; ErrMiss otherwise.
+func (s Source) cached(d ocispec.Descriptor, read func() error) error {
+	if !s.Cache.Private() {
+		if s.Offline {
+			return fmt.Errorf("%s: blob %s: the cache at %s is writable by others: %w", s.Name(), d.Digest, s.Cache.Dir(), ErrOffline)
+		}
+		return ErrMiss
 	}
-	if !errors.Is(err, ErrMiss) {
-		return nil, err
-	}
+	return read()
+}
+
+// store fetches the missing blob into a private cache (errNotStored for a
+// cache that is not private), or fails offline.
+func (s Source) store(d ocispec.Descriptor, fetch func(io.Writer) error) error {
 	if s.Offline {
-		return nil, fmt.Errorf("%s: blob %s: %w", s.Name(), d.Digest, ErrOffline)
+		return fmt.Errorf("%s: blob %s: %w", s.Name(), d.Digest, ErrOffline)
 	}
-	if err := s.Cache.PutBlob(d, fetch); err != nil {
-		return nil, err
+	if !s.Cache.Private() {
+		return errNotStored
 	}
-	return s.Cache.OpenBlob(d)
+	return s.Cache.PutBlob(d, fetch)
 }

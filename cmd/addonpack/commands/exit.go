@@ -35,7 +35,7 @@ const (
 	ExitNotFound    = 4   // the reference, tag, digest or layout does not exist
 	ExitUnreachable = 5   // the registry could not be reached (DNS, connection, TLS) or stalled (--read-timeout)
 	ExitDenied      = 6   // the registry refused the credentials
-	ExitIntegrity   = 7   // the registry served bytes that do not match their digest or size
+	ExitIntegrity   = 7   // the registry served bytes that do not match their digest or size, or a cached blob changed while read
 	ExitConflict    = 8   // the target exists: pull -o, render -o take --force; init and keygen never overwrite
 	ExitVerify      = 9   // verification failed: signatures, attestations or provenance do not satisfy the keys or policy
 	ExitDrift       = 10  // lock --check: the lock no longer matches its stack file or the registries
