@@ -1,8 +1,8 @@
 // Package cache is addonpack's content-addressed cache: blobs (manifests,
-// configs, layers) stored under their digest and hashed on every read as they
-// are used (never checked first and read again), the
-// last digest each reference resolved to (for --offline), and the
-// verified-digest records that make repeated verification cheap.
+// configs, layers) stored under their digest and hashed on every read, as
+// the bytes are used (so what is used is what was hashed), the last digest
+// each reference resolved to (for --offline), and the verified-digest
+// records that make repeated verification cheap.
 //
 //	<dir>/blobs/sha256/<hex>      content, written atomically, checked on read
 //	<dir>/refs/<sha256(ref)>      "<digest> <mediaType> <size>" of the last resolve
