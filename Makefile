@@ -21,7 +21,8 @@ FUZZ_TARGETS := \
 	./pkg/schema:FuzzCompile \
 	./pkg/schema:FuzzValidate \
 	./pkg/render:FuzzBuild \
-	./pkg/render:FuzzPlainJSON ./pkg/render:FuzzScanYAML \
+	./pkg/render:FuzzPlainJSON \
+	./pkg/render:FuzzScanYAML \
 	./pkg/verify:FuzzParsePolicy \
 	./pkg/locate:FuzzParse \
 	./pkg/prune:FuzzDigestList \
