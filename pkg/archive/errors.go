@@ -1,10 +1,11 @@
 package archive
 
 import (
-	"errors"
 	"strconv"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
 // Sentinel errors. Every error returned by Scan, Write and Extract that is
@@ -14,23 +15,23 @@ var (
 	// ErrUnsafePath: an absolute path, a ".." element, a name that is not
 	// local, a backslash, NUL or other control character, a drive letter,
 	// invalid UTF-8, or a symlink whose target leaves the package root.
-	ErrUnsafePath = errors.New("unsafe path")
+	ErrUnsafePath = errdef.New(errdef.ErrInvalid, "unsafe path")
 	// ErrEntryType: a symlink, hardlink, device, FIFO, socket, sparse file or
 	// any other entry that is neither a regular file nor a directory.
-	ErrEntryType = errors.New("unsupported entry type")
+	ErrEntryType = errdef.New(errdef.ErrInvalid, "unsupported entry type")
 	// ErrDuplicate: the same path twice, or two paths equal after cleaning or
 	// case-folding, including a file and a directory of the same name.
-	ErrDuplicate = errors.New("duplicate entry")
+	ErrDuplicate = errdef.New(errdef.ErrInvalid, "duplicate entry")
 	// ErrLimit: any violation of Limits.
-	ErrLimit = errors.New("limit exceeded")
+	ErrLimit = errdef.New(errdef.ErrInvalid, "limit exceeded")
 	// ErrIgnoreFile: the .addonpackignore file is malformed.
-	ErrIgnoreFile = errors.New("invalid .addonpackignore")
+	ErrIgnoreFile = errdef.New(errdef.ErrInvalid, "invalid .addonpackignore")
 	// ErrFormat: the stream is not a well-formed tar+gzip archive (corrupt
 	// gzip or tar data, missing end-of-archive, trailing data, size mismatch).
-	ErrFormat = errors.New("malformed archive")
+	ErrFormat = errdef.New(errdef.ErrInvalid, "malformed archive")
 	// ErrFileChanged: a file's content length differs from File.Size while
 	// it is written (the file changed after Scan).
-	ErrFileChanged = errors.New("file changed while packing")
+	ErrFileChanged = errdef.New(errdef.ErrInvalid, "file changed while packing")
 )
 
 // PathError records the package path (or archive entry name) an error is

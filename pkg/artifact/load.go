@@ -6,7 +6,7 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
-	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/spec"
 )
 
@@ -94,13 +94,13 @@ func (m *LoadedManifest) LoadConfig(ctx context.Context, src Source) (*Loaded, e
 // checkBytes checks b against desc: exact size, then digest.
 func checkBytes(b []byte, desc ocispec.Descriptor) error {
 	if int64(len(b)) != desc.Size {
-		return fmt.Errorf("%w: %d bytes, expected %d", registry.ErrSizeMismatch, len(b), desc.Size)
+		return fmt.Errorf("%w: %d bytes, expected %d", errdef.ErrSizeMismatch, len(b), desc.Size)
 	}
 	if err := desc.Digest.Validate(); err != nil {
 		return fmt.Errorf("invalid digest %q: %w", desc.Digest, err)
 	}
 	if got := desc.Digest.Algorithm().FromBytes(b); got != desc.Digest {
-		return fmt.Errorf("%w: content is %s", registry.ErrDigestMismatch, got)
+		return fmt.Errorf("%w: content is %s", errdef.ErrDigestMismatch, got)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
 
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/layout"
 	"github.com/addonpack/addonpack/pkg/registry"
 )
@@ -116,7 +117,7 @@ func (l *Layout) FetchBlob(ctx context.Context, d ocispec.Descriptor, w io.Write
 		return fmt.Errorf("%s: blob %s: %w", l.Path, d.Digest, err)
 	}
 	if err := vr.Verify(); err != nil {
-		return fmt.Errorf("%s: blob %s: %w: %w", l.Path, d.Digest, registry.ErrDigestMismatch, err)
+		return fmt.Errorf("%s: blob %s: %w: %w", l.Path, d.Digest, errdef.ErrDigestMismatch, err)
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -16,6 +15,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
 
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/render"
 	"github.com/addonpack/addonpack/pkg/spec"
 	"github.com/addonpack/addonpack/pkg/vcs"
@@ -23,9 +23,9 @@ import (
 
 var (
 	// ErrSource is matched by errors about the source directory as a whole.
-	ErrSource = errors.New("invalid add-on source")
+	ErrSource = errdef.New(errdef.ErrInvalid, "invalid add-on source")
 	// ErrRender is matched when the kustomization does not build.
-	ErrRender = errors.New("kustomize build failed")
+	ErrRender = errdef.New(errdef.ErrInvalid, "kustomize build failed")
 )
 
 // Result describes a built artifact.

@@ -20,10 +20,12 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
 // ErrMiss is returned when the cache does not hold what was asked for.
-var ErrMiss = errors.New("not in the cache")
+var ErrMiss = errdef.New(errdef.ErrNotFound, "not in the cache")
 
 // Cache is a cache directory. It is safe for concurrent use by goroutines
 // and by processes: every write is a rename of a complete temporary file.

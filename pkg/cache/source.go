@@ -10,11 +10,12 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/addonpack/addonpack/pkg/artifact"
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
 )
 
 // ErrOffline is returned when --offline needs something the cache lacks.
-var ErrOffline = errors.New("not in the cache (offline)")
+var ErrOffline = errdef.New(errdef.ErrNotFound, "not in the cache (offline)")
 
 // Source wraps an artifact.Source with the cache: every blob is served from
 // the cache when present (no request at all), else fetched once, checked and

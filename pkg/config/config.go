@@ -7,20 +7,20 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/schema"
 	"github.com/addonpack/addonpack/pkg/spec"
 )
 
 // ErrNoConfig is returned when values are given for an add-on that declares
 // no config type.
-var ErrNoConfig = errors.New("the add-on declares no config type")
+var ErrNoConfig = errdef.New(errdef.ErrInvalid, "the add-on declares no config type")
 
 // Type is a package's component-config type.
 type Type struct {

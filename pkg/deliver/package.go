@@ -9,7 +9,6 @@ package deliver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/build"
 	"github.com/addonpack/addonpack/pkg/config"
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/render"
 	"github.com/addonpack/addonpack/pkg/schema"
@@ -103,4 +103,4 @@ func (p *Package) input(values []byte, valuesName string) (render.Input, error) 
 }
 
 // ErrFormat is returned for an unknown output format.
-var ErrFormat = errors.New("unknown format")
+var ErrFormat = errdef.New(errdef.ErrInvalidArgument, "unknown format")

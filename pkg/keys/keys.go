@@ -11,14 +11,16 @@ import (
 
 	"github.com/sigstore/cosign/v2/pkg/cosign"
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
 // Errors returned by this package wrap one of these (test with errors.Is).
 var (
 	// ErrKey reports a key that cannot be read, decrypted or parsed.
-	ErrKey = errors.New("invalid key")
+	ErrKey = errdef.New(errdef.ErrInvalid, "invalid key")
 	// ErrExists reports that keygen would overwrite a file.
-	ErrExists = errors.New("key file exists")
+	ErrExists = errdef.New(errdef.ErrExists, "key file exists")
 )
 
 // PassFunc returns the password of an encrypted private key. confirm asks

@@ -5,7 +5,6 @@ package layout
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -14,10 +13,12 @@ import (
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/content/oci"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
 // ErrLayout is matched by errors about a layout that cannot be used.
-var ErrLayout = errors.New("invalid OCI layout")
+var ErrLayout = errdef.New(errdef.ErrInvalid, "invalid OCI layout")
 
 // WriteDir copies the graph rooted at root from src into the OCI layout
 // directory dir (created if missing; other content there is kept) and tags

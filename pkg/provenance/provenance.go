@@ -2,7 +2,6 @@ package provenance
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -11,6 +10,8 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 
 	slsa "github.com/in-toto/attestation/go/predicates/provenance/v1"
 )
@@ -30,7 +31,7 @@ const (
 )
 
 // ErrInvalid reports facts that cannot make a statement.
-var ErrInvalid = errors.New("invalid provenance facts")
+var ErrInvalid = errdef.New(errdef.ErrInvalid, "invalid provenance facts")
 
 // Source describes the git work tree a build came from.
 type Source struct {

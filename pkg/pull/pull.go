@@ -6,7 +6,6 @@ package pull
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,12 +15,13 @@ import (
 
 	"github.com/addonpack/addonpack/pkg/archive"
 	"github.com/addonpack/addonpack/pkg/artifact"
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/spec"
 )
 
 // ErrTargetNotEmpty is returned when the target directory holds files and
 // Options.Force is not set.
-var ErrTargetNotEmpty = errors.New("target directory is not empty")
+var ErrTargetNotEmpty = errdef.New(errdef.ErrExists, "target directory is not empty")
 
 // Options tune a pull.
 type Options struct {

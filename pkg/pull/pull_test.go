@@ -22,6 +22,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/archive"
 	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/build"
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/spec"
@@ -189,7 +190,7 @@ func TestFailuresLeaveNothing(t *testing.T) {
 		ref.Registry = reg2.Host()
 		parent := t.TempDir()
 		_, err := pull.Pull(ctx, artifact.Remote{Client: c, Ref: ref}, filepath.Join(parent, "out"), pull.Options{})
-		if !errors.Is(err, registry.ErrDigestMismatch) || !strings.Contains(err.Error(), built.Layers[0].Digest.String()) {
+		if !errors.Is(err, errdef.ErrDigestMismatch) || !strings.Contains(err.Error(), built.Layers[0].Digest.String()) {
 			t.Fatalf("got %v, want ErrDigestMismatch naming the layer digest", err)
 		}
 		assertOnly(t, parent)

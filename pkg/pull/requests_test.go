@@ -11,8 +11,8 @@ import (
 	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/build"
 	"github.com/addonpack/addonpack/pkg/cache"
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/pull"
-	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/testregistry"
 )
 
@@ -112,7 +112,7 @@ func TestConfigFailureStopsTheLayer(t *testing.T) {
 			r.Registry = bad.Host()
 			parent := t.TempDir()
 			_, err := pull.Pull(context.Background(), artifact.Remote{Client: c, Ref: r}, filepath.Join(parent, "out"), pull.Options{})
-			if !(errors.Is(err, registry.ErrDigestMismatch) || errors.Is(err, registry.ErrSizeMismatch)) || !strings.Contains(err.Error(), cfg) {
+			if !(errors.Is(err, errdef.ErrDigestMismatch) || errors.Is(err, errdef.ErrSizeMismatch)) || !strings.Contains(err.Error(), cfg) {
 				t.Fatalf("got %v, want a digest or size mismatch naming the config %s", err, cfg)
 			}
 			assertOnly(t, parent)

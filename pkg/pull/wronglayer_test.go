@@ -15,8 +15,8 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/addonpack/addonpack/pkg/artifact"
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/pull"
-	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/testregistry"
 )
 
@@ -81,10 +81,10 @@ func TestWrongLayerLeavesNothing(t *testing.T) {
 		substitute []byte
 		want       error
 	}{
-		{"valid tree of the same size", storedLayer(t, bytes.Repeat([]byte("b: 2\n"), 2000)), registry.ErrDigestMismatch},
-		{"valid tree, shorter", storedLayer(t, bytes.Repeat([]byte("b: 2\n"), 1000)), registry.ErrSizeMismatch},
-		{"valid tree, longer", storedLayer(t, bytes.Repeat([]byte("b: 2\n"), 3000)), registry.ErrSizeMismatch},
-		{"not gzip at all", bytes.Repeat([]byte{0xff}, len(genuine)), registry.ErrDigestMismatch},
+		{"valid tree of the same size", storedLayer(t, bytes.Repeat([]byte("b: 2\n"), 2000)), errdef.ErrDigestMismatch},
+		{"valid tree, shorter", storedLayer(t, bytes.Repeat([]byte("b: 2\n"), 1000)), errdef.ErrSizeMismatch},
+		{"valid tree, longer", storedLayer(t, bytes.Repeat([]byte("b: 2\n"), 3000)), errdef.ErrSizeMismatch},
+		{"not gzip at all", bytes.Repeat([]byte{0xff}, len(genuine)), errdef.ErrDigestMismatch},
 	}
 	for _, tt := range tests {
 		for _, force := range []bool{false, true} {

@@ -23,7 +23,8 @@
 // digest pinned in the reference ("repo:tag@sha256:...").
 //
 // Errors wrap one of the sentinels (ErrNotFound, ErrUnauthorized,
-// ErrUnreachable, ErrDigestMismatch, ErrSizeMismatch, ErrTooLarge,
-// ErrInvalidReference) together with the reference or digest concerned and
-// the underlying error; test them with errors.Is.
+// ErrUnreachable, ErrTooLarge, ErrInvalidReference, or errdef's
+// ErrDigestMismatch and ErrSizeMismatch), each in its errdef class, together
+// with the reference or digest concerned and the underlying error; test them
+// with errors.Is.
 package registry

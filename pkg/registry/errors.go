@@ -14,9 +14,11 @@ import (
 	"syscall"
 
 	"oras.land/oras-go/v2/content"
-	"oras.land/oras-go/v2/errdef"
+	orasErrdef "oras.land/oras-go/v2/errdef"
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/errcode"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
 // Sentinel errors. Errors returned by this package wrap at most one of them
@@ -25,21 +27,26 @@ import (
 var (
 	// ErrInvalidReference reports a reference that cannot be parsed or lacks
 	// a part the operation needs.
-	ErrInvalidReference = errors.New("invalid reference")
+	ErrInvalidReference = errdef.New(errdef.ErrInvalidArgument, "invalid reference")
 	// ErrNotFound reports a manifest, tag, blob or repository the registry
 	// does not have (HTTP 404).
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = errdef.New(errdef.ErrNotFound, "not found")
 	// ErrUnauthorized reports missing or rejected credentials (HTTP 401/403).
-	ErrUnauthorized = errors.New("unauthorized")
+	ErrUnauthorized = errdef.New(errdef.ErrDenied, "unauthorized")
 	// ErrUnreachable reports a registry that could not be reached: dial,
 	// DNS, TLS and timeout failures.
-	ErrUnreachable = errors.New("registry unreachable")
-	// ErrDigestMismatch reports content whose digest is not the expected one.
-	ErrDigestMismatch = errors.New("digest mismatch")
-	// ErrSizeMismatch reports content whose size is not the expected one.
-	ErrSizeMismatch = errors.New("size mismatch")
+	ErrUnreachable = errdef.New(errdef.ErrUnreachable, "registry unreachable")
+	// ErrDigestMismatch is errdef.ErrDigestMismatch.
+	//
+	// Deprecated: use errdef.ErrDigestMismatch; the layout, tarball and cache
+	// readers report it too.
+	ErrDigestMismatch = errdef.ErrDigestMismatch
+	// ErrSizeMismatch is errdef.ErrSizeMismatch.
+	//
+	// Deprecated: use errdef.ErrSizeMismatch.
+	ErrSizeMismatch = errdef.ErrSizeMismatch
 	// ErrTooLarge reports content larger than the configured limit.
-	ErrTooLarge = errors.New("content too large")
+	ErrTooLarge = errdef.New(errdef.ErrInvalid, "content too large")
 )
 
 // wrapErr annotates err with an operation and its subject (a reference or a
@@ -60,7 +67,7 @@ func wrapErr(op, subject string, err error) error {
 func sentinelFor(err error) error {
 	for _, s := range []error{
 		ErrInvalidReference, ErrNotFound, ErrUnauthorized, ErrUnreachable,
-		ErrDigestMismatch, ErrSizeMismatch, ErrTooLarge,
+		errdef.ErrDigestMismatch, errdef.ErrSizeMismatch, ErrTooLarge,
 	} {
 		if errors.Is(err, s) {
 			return nil
@@ -70,16 +77,16 @@ func sentinelFor(err error) error {
 	switch {
 	case errors.Is(err, context.Canceled):
 		return nil
-	case errors.Is(err, errdef.ErrNotFound):
+	case errors.Is(err, orasErrdef.ErrNotFound):
 		return ErrNotFound
-	case errors.Is(err, errdef.ErrSizeExceedsLimit):
+	case errors.Is(err, orasErrdef.ErrSizeExceedsLimit):
 		return ErrTooLarge
-	case errors.Is(err, errdef.ErrInvalidReference):
+	case errors.Is(err, orasErrdef.ErrInvalidReference):
 		return ErrInvalidReference
 	case errors.Is(err, content.ErrMismatchedDigest):
-		return ErrDigestMismatch
+		return errdef.ErrDigestMismatch
 	case errors.Is(err, content.ErrTrailingData), errors.Is(err, content.ErrInvalidDescriptorSize):
-		return ErrSizeMismatch
+		return errdef.ErrSizeMismatch
 	case errors.Is(err, auth.ErrBasicCredentialNotFound):
 		return ErrUnauthorized
 	case errors.As(err, &resp):

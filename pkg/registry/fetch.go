@@ -15,6 +15,8 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/registry/remote"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
 // manifestAccept is the Accept header for manifest requests.
@@ -30,7 +32,7 @@ var errNeedGET = errors.New("HEAD not usable, use GET")
 // MaxManifestSize, digest computed locally) when the registry refuses HEAD
 // (405/501) or its answer lacks Content-Type, Content-Length or a usable
 // Docker-Content-Digest. When ref has both a tag and a digest, the tag is
-// resolved and must yield that digest (ErrDigestMismatch otherwise).
+// resolved and must yield that digest (errdef.ErrDigestMismatch otherwise).
 // A missing manifest or tag yields ErrNotFound naming ref.
 func (c *Client) Resolve(ctx context.Context, ref Reference) (ocispec.Descriptor, error) {
 	name := ref.String()
@@ -58,7 +60,7 @@ func (c *Client) Resolve(ctx context.Context, ref Reference) (ocispec.Descriptor
 		return ocispec.Descriptor{}, wrapErr("resolve", name, err)
 	}
 	if ref.Digest != "" && desc.Digest != ref.Digest {
-		return ocispec.Descriptor{}, fmt.Errorf("resolve %s: %w: registry returned %s", name, ErrDigestMismatch, desc.Digest)
+		return ocispec.Descriptor{}, fmt.Errorf("resolve %s: %w: registry returned %s", name, errdef.ErrDigestMismatch, desc.Digest)
 	}
 	return desc, nil
 }
@@ -108,7 +110,7 @@ func (c *Client) getManifest(ctx context.Context, repo *remote.Repository, targe
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return ocispec.Descriptor{}, nil, fmt.Errorf("%w: manifest body shorter than Content-Length %d: %w", ErrSizeMismatch, resp.ContentLength, err)
+		return ocispec.Descriptor{}, nil, fmt.Errorf("%w: manifest body shorter than Content-Length %d: %w", errdef.ErrSizeMismatch, resp.ContentLength, err)
 	}
 	if err != nil {
 		return ocispec.Descriptor{}, nil, fmt.Errorf("read manifest: %w", err)
@@ -120,7 +122,7 @@ func (c *Client) getManifest(ctx context.Context, repo *remote.Repository, targe
 	if hd, err := headerDigestOf(resp.Header); err != nil {
 		return ocispec.Descriptor{}, nil, err
 	} else if hd != "" && hd.Algorithm() == alg && hd != dg {
-		return ocispec.Descriptor{}, nil, fmt.Errorf("%w: %s header says %s, content is %s", ErrDigestMismatch, headerDigest, hd, dg)
+		return ocispec.Descriptor{}, nil, fmt.Errorf("%w: %s header says %s, content is %s", errdef.ErrDigestMismatch, headerDigest, hd, dg)
 	}
 	mt := mediaType(resp.Header)
 	if mt == "" || mt == "application/octet-stream" || mt == "text/plain" {
@@ -137,7 +139,7 @@ func (c *Client) getManifest(ctx context.Context, repo *remote.Repository, targe
 // FetchManifest fetches the manifest described by desc from ref's repository
 // by digest (ref's tag and digest are not used). desc.Size must not exceed
 // MaxManifestSize (ErrTooLarge); size and digest are verified before the
-// bytes are returned (ErrSizeMismatch, ErrDigestMismatch).
+// bytes are returned (errdef.ErrSizeMismatch, errdef.ErrDigestMismatch).
 func (c *Client) FetchManifest(ctx context.Context, ref Reference, desc ocispec.Descriptor) ([]byte, error) {
 	name := ref.Repo() + "@" + desc.Digest.String()
 	if desc.Size > c.opts.MaxManifestSize {
@@ -152,8 +154,8 @@ func (c *Client) FetchManifest(ctx context.Context, ref Reference, desc ocispec.
 
 // FetchBlob streams the blob described by desc from ref's repository into w.
 // Exactly desc.Size bytes are written on success: a shorter body, or any byte
-// beyond desc.Size, is ErrSizeMismatch, and the digest is checked at the end
-// (ErrDigestMismatch). w receives unverified bytes; callers spool to a
+// beyond desc.Size, is errdef.ErrSizeMismatch, and the digest is checked at the end
+// (errdef.ErrDigestMismatch). w receives unverified bytes; callers spool to a
 // temporary file and discard it on error.
 func (c *Client) FetchBlob(ctx context.Context, ref Reference, desc ocispec.Descriptor, w io.Writer) error {
 	return wrapErr("fetch blob", ref.Repo()+"@"+desc.Digest.String(), c.fetch(ctx, ref, "blobs", desc, w))
@@ -211,14 +213,14 @@ func (c *Client) fetch(ctx context.Context, ref Reference, kind string, desc oci
 		return parseErrorResponse(resp)
 	}
 	if resp.ContentLength >= 0 && resp.ContentLength != desc.Size {
-		return fmt.Errorf("%w: Content-Length %d, expected %d", ErrSizeMismatch, resp.ContentLength, desc.Size)
+		return fmt.Errorf("%w: Content-Length %d, expected %d", errdef.ErrSizeMismatch, resp.ContentLength, desc.Size)
 	}
 	hd, err := headerDigestOf(resp.Header)
 	if err != nil {
 		return err
 	}
 	if hd != "" && hd.Algorithm() == desc.Digest.Algorithm() && hd != desc.Digest {
-		return fmt.Errorf("%w: %s header says %s", ErrDigestMismatch, headerDigest, hd)
+		return fmt.Errorf("%w: %s header says %s", errdef.ErrDigestMismatch, headerDigest, hd)
 	}
 	resume := func(offset int64) (io.ReadCloser, error) {
 		return c.resumeFrom(ctx, repo, kind, desc, accept, offset)
@@ -299,16 +301,16 @@ func copyVerified(w io.Writer, r io.Reader, desc ocispec.Descriptor, resume func
 	case dst.err != nil:
 		return fmt.Errorf("write: %w", dst.err)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return fmt.Errorf("%w: got %d bytes, expected %d: %w", ErrSizeMismatch, n, desc.Size, err)
+		return fmt.Errorf("%w: got %d bytes, expected %d: %w", errdef.ErrSizeMismatch, n, desc.Size, err)
 	case err != nil:
 		return fmt.Errorf("read after %d of %d bytes: %w", n, desc.Size, err)
 	}
 	var extra [1]byte
 	if k, _ := io.ReadFull(r, extra[:]); k > 0 {
-		return fmt.Errorf("%w: more than the expected %d bytes", ErrSizeMismatch, desc.Size)
+		return fmt.Errorf("%w: more than the expected %d bytes", errdef.ErrSizeMismatch, desc.Size)
 	}
 	if got := digester.Digest(); got != desc.Digest {
-		return fmt.Errorf("%w: content is %s", ErrDigestMismatch, got)
+		return fmt.Errorf("%w: content is %s", errdef.ErrDigestMismatch, got)
 	}
 	return nil
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
 // fault replaces the response to "METHOD path" with fn; other requests go
@@ -77,14 +79,14 @@ func TestFetchBlobIntegrity(t *testing.T) {
 		handler http.HandlerFunc
 		want    error
 	}{
-		{"wrong bytes", serve(wrongBytes, false, nil), ErrDigestMismatch},
-		{"wrong bytes chunked", serve(wrongBytes, true, nil), ErrDigestMismatch},
-		{"wrong digest header", serve(good, false, map[string]string{"Docker-Content-Digest": a.config.Digest.String()}), ErrDigestMismatch},
-		{"one extra byte", serve(append(bytes.Clone(good), 'x'), false, nil), ErrSizeMismatch},
-		{"one extra byte chunked", serve(append(bytes.Clone(good), 'x'), true, nil), ErrSizeMismatch},
-		{"one byte fewer", serve(good[:len(good)-1], false, nil), ErrSizeMismatch},
-		{"one byte fewer chunked", serve(good[:len(good)-1], true, nil), ErrSizeMismatch},
-		{"truncated with full Content-Length", serve(good[:len(good)-1], false, map[string]string{"Content-Length": strconv.Itoa(len(good))}), ErrSizeMismatch},
+		{"wrong bytes", serve(wrongBytes, false, nil), errdef.ErrDigestMismatch},
+		{"wrong bytes chunked", serve(wrongBytes, true, nil), errdef.ErrDigestMismatch},
+		{"wrong digest header", serve(good, false, map[string]string{"Docker-Content-Digest": a.config.Digest.String()}), errdef.ErrDigestMismatch},
+		{"one extra byte", serve(append(bytes.Clone(good), 'x'), false, nil), errdef.ErrSizeMismatch},
+		{"one extra byte chunked", serve(append(bytes.Clone(good), 'x'), true, nil), errdef.ErrSizeMismatch},
+		{"one byte fewer", serve(good[:len(good)-1], false, nil), errdef.ErrSizeMismatch},
+		{"one byte fewer chunked", serve(good[:len(good)-1], true, nil), errdef.ErrSizeMismatch},
+		{"truncated with full Content-Length", serve(good[:len(good)-1], false, map[string]string{"Content-Length": strconv.Itoa(len(good))}), errdef.ErrSizeMismatch},
 		{"not found", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }, ErrNotFound},
 		{"forbidden", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusForbidden) }, ErrUnauthorized},
 	}
@@ -121,8 +123,8 @@ func TestFetchManifestIntegrity(t *testing.T) {
 		w.Write(b.manifest)
 	})
 	c, ref := pushed(t, a, substitute, Options{})
-	if _, err := c.FetchManifest(t.Context(), ref, a.root); !errors.Is(err, ErrDigestMismatch) {
-		t.Fatalf("FetchManifest of substituted manifest: %v, want ErrDigestMismatch", err)
+	if _, err := c.FetchManifest(t.Context(), ref, a.root); !errors.Is(err, errdef.ErrDigestMismatch) {
+		t.Fatalf("FetchManifest of substituted manifest: %v, want errdef.ErrDigestMismatch", err)
 	}
 
 	small, ref := pushed(t, a, nil, Options{MaxManifestSize: a.root.Size - 1})
@@ -137,8 +139,8 @@ func TestFetchManifestIntegrity(t *testing.T) {
 	c2, ref := pushed(t, a, nil, Options{})
 	lying := a.root
 	lying.Size--
-	if _, err := c2.FetchManifest(t.Context(), ref, lying); !errors.Is(err, ErrSizeMismatch) {
-		t.Fatalf("FetchManifest with wrong size: %v, want ErrSizeMismatch", err)
+	if _, err := c2.FetchManifest(t.Context(), ref, lying); !errors.Is(err, errdef.ErrSizeMismatch) {
+		t.Fatalf("FetchManifest with wrong size: %v, want errdef.ErrSizeMismatch", err)
 	}
 }
 
@@ -160,8 +162,8 @@ func TestResolveErrors(t *testing.T) {
 	}
 	pinned := ref
 	pinned.Digest = other.root.Digest
-	if _, err := c.Resolve(t.Context(), pinned); !errors.Is(err, ErrDigestMismatch) {
-		t.Fatalf("Resolve tag pinned to another digest: %v, want ErrDigestMismatch", err)
+	if _, err := c.Resolve(t.Context(), pinned); !errors.Is(err, errdef.ErrDigestMismatch) {
+		t.Fatalf("Resolve tag pinned to another digest: %v, want errdef.ErrDigestMismatch", err)
 	}
 }
 

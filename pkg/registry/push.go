@@ -10,6 +10,8 @@ import (
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/registry/remote"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
 // Push copies the graph rooted at root from src (an oras memory store, an OCI
@@ -50,7 +52,7 @@ func (c *Client) push(ctx context.Context, src content.ReadOnlyStorage, root oci
 		return Reference{}, fmt.Errorf("push %s: invalid root digest %q: %w", name, root.Digest, err)
 	}
 	if ref.Digest != "" && ref.Digest != root.Digest {
-		return Reference{}, fmt.Errorf("push %s: %w: reference pins %s but root is %s", name, ErrDigestMismatch, ref.Digest, root.Digest)
+		return Reference{}, fmt.Errorf("push %s: %w: reference pins %s but root is %s", name, errdef.ErrDigestMismatch, ref.Digest, root.Digest)
 	}
 	if root.Size > c.opts.MaxManifestSize {
 		return Reference{}, fmt.Errorf("push %s: %w: root manifest %s is %d bytes, limit %d",

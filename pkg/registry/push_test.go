@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
 func TestPushResolveFetchRoundTrip(t *testing.T) {
@@ -145,8 +147,8 @@ func TestPushWithoutTagPushesByDigest(t *testing.T) {
 	// A digest-pinned reference must match the root.
 	other := buildArtifact(t, "b", "x")
 	_, err = c.Push(t.Context(), a.store, a.root, mustParse(t, host+"/addon:v1@"+other.root.Digest.String()))
-	if !errors.Is(err, ErrDigestMismatch) {
-		t.Fatalf("Push with mismatching digest: %v, want ErrDigestMismatch", err)
+	if !errors.Is(err, errdef.ErrDigestMismatch) {
+		t.Fatalf("Push with mismatching digest: %v, want errdef.ErrDigestMismatch", err)
 	}
 	if _, err := c.Push(t.Context(), a.store, a.root, mustParse(t, host+"/addon:v1@"+a.root.Digest.String())); err != nil {
 		t.Fatalf("Push with matching digest: %v", err)

@@ -6,6 +6,8 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
 // ResolveManifest resolves ref once, as Resolve does, but with a single GET
@@ -14,7 +16,7 @@ import (
 // bytes received (never taken from a header), so the descriptor and the
 // bytes always agree; the body is bounded by MaxManifestSize (ErrTooLarge).
 // When ref has both a tag and a digest, the tag is resolved and must yield
-// that digest (ErrDigestMismatch). A missing manifest or tag yields
+// that digest (errdef.ErrDigestMismatch). A missing manifest or tag yields
 // ErrNotFound naming ref.
 //
 // The bytes are returned unparsed: a caller that verifies signatures on the
@@ -38,7 +40,7 @@ func (c *Client) ResolveManifest(ctx context.Context, ref Reference) (ocispec.De
 		return ocispec.Descriptor{}, nil, wrapErr("resolve", name, err)
 	}
 	if ref.Digest != "" && desc.Digest != ref.Digest {
-		return ocispec.Descriptor{}, nil, fmt.Errorf("resolve %s: %w: registry returned %s", name, ErrDigestMismatch, desc.Digest)
+		return ocispec.Descriptor{}, nil, fmt.Errorf("resolve %s: %w: registry returned %s", name, errdef.ErrDigestMismatch, desc.Digest)
 	}
 	return desc, body, nil
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
 // TestResolveManifest: one GET resolves the reference and returns the
@@ -30,9 +32,9 @@ func TestResolveManifest(t *testing.T) {
 		{name: "tag", ref: func(r Reference) Reference { return r }},
 		{name: "digest", ref: func(r Reference) Reference { r.Tag = ""; return r.WithDigest(a.root.Digest) }},
 		{name: "tag and matching digest", ref: func(r Reference) Reference { r.Digest = a.root.Digest; return r }},
-		{name: "tag pinned to another digest", ref: func(r Reference) Reference { r.Digest = other.root.Digest; return r }, wantErr: ErrDigestMismatch},
+		{name: "tag pinned to another digest", ref: func(r Reference) Reference { r.Digest = other.root.Digest; return r }, wantErr: errdef.ErrDigestMismatch},
 		{name: "missing tag", ref: func(r Reference) Reference { r.Tag = "no-such-tag"; return r }, wantErr: ErrNotFound},
-		{name: "substituted by digest", wrap: substitute, ref: func(r Reference) Reference { r.Tag = ""; return r.WithDigest(a.root.Digest) }, wantErr: ErrDigestMismatch},
+		{name: "substituted by digest", wrap: substitute, ref: func(r Reference) Reference { r.Tag = ""; return r.WithDigest(a.root.Digest) }, wantErr: errdef.ErrDigestMismatch},
 		{name: "over MaxManifestSize", opts: Options{MaxManifestSize: a.root.Size - 1}, ref: func(r Reference) Reference { return r }, wantErr: ErrTooLarge},
 	}
 	for _, tt := range tests {

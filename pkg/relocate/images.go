@@ -12,6 +12,7 @@ import (
 	"oras.land/oras-go/v2/content/oci"
 
 	"github.com/addonpack/addonpack/pkg/artifact"
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
 )
 
@@ -134,7 +135,7 @@ func imagePlan(ctx context.Context, img string, from imageSource, maxReferrers i
 		return ref, nil, nil, fmt.Errorf("image %s: %w", img, err)
 	}
 	if ref.Digest != "" && d.Digest != ref.Digest {
-		return ref, nil, nil, fmt.Errorf("image %s: %w: found %s", img, registry.ErrDigestMismatch, d.Digest)
+		return ref, nil, nil, fmt.Errorf("image %s: %w: found %s", img, errdef.ErrDigestMismatch, d.Digest)
 	}
 	items, err := plan(ctx, gs, d, img, maxReferrers)
 	if err != nil {

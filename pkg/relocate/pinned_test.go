@@ -8,6 +8,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
 )
 
@@ -22,7 +23,7 @@ func TestCopyImagesPinnedDigest(t *testing.T) {
 	}
 	dst := registry.Reference{Registry: "registry.internal", Repository: "mirror/hello"}
 	_, _, err := copyImages(context.Background(), nil, []string{"docker.io/library/echo@" + pinned.String()}, from, dst, 10)
-	if !errors.Is(err, registry.ErrDigestMismatch) {
+	if !errors.Is(err, errdef.ErrDigestMismatch) {
 		t.Fatalf("got %v, want ErrDigestMismatch", err)
 	}
 }

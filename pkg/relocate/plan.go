@@ -2,12 +2,12 @@ package relocate
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/sign"
 )
 
@@ -32,7 +32,7 @@ type Item struct {
 }
 
 // ErrTooMany reports a source with more referrers or tags than the limits allow.
-var ErrTooMany = errors.New("too many referrers")
+var ErrTooMany = errdef.New(errdef.ErrInvalid, "too many referrers")
 
 // maxDepth bounds how deep referrers of referrers are followed.
 const maxDepth = 4

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content/memory"
 
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/render"
 )
@@ -205,7 +205,7 @@ func LoadRecord(ctx context.Context, c *registry.Client, ref registry.Reference,
 }
 
 // ErrMalformedRecord reports a relocation record that cannot be used.
-var ErrMalformedRecord = errors.New("malformed relocation record")
+var ErrMalformedRecord = errdef.New(errdef.ErrInvalid, "malformed relocation record")
 
 func (r *Record) into(repo string) bool {
 	for _, m := range r.Images {

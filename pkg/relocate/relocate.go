@@ -8,6 +8,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/addonpack/addonpack/pkg/artifact"
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/verify"
 )
@@ -99,7 +100,7 @@ type imageCopier func(ctx context.Context, repo registry.Reference) ([]ImageMapp
 func toRegistry(ctx context.Context, c *registry.Client, src graphSource, items []Item, dst registry.Reference, opts Options, res *Result, images imageCopier) error {
 	root := items[0].Descriptor
 	if dst.Digest != "" && dst.Digest != root.Digest {
-		return fmt.Errorf("copy %s to %s: %w: the destination pins another digest", res.Source, dst, registry.ErrDigestMismatch)
+		return fmt.Errorf("copy %s to %s: %w: the destination pins another digest", res.Source, dst, errdef.ErrDigestMismatch)
 	}
 	if dst.Tag == "" {
 		dst.Tag = items[0].Tag

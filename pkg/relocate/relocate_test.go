@@ -11,6 +11,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/layout"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/relocate"
@@ -157,7 +158,7 @@ func TestCopyRefuses(t *testing.T) {
 	}
 	// A destination pinning another digest is refused.
 	bad := registry.Reference{Registry: host, Repository: "x/y", Digest: digest.FromString("other")}
-	if _, err := relocate.Copy(ctx, c, src, bad, relocate.Options{}); !errors.Is(err, registry.ErrDigestMismatch) {
+	if _, err := relocate.Copy(ctx, c, src, bad, relocate.Options{}); !errors.Is(err, errdef.ErrDigestMismatch) {
 		t.Fatalf("pinned destination: %v", err)
 	}
 }

@@ -3,6 +3,8 @@ package render
 import (
 	"errors"
 	"fmt"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
 // Sentinel errors for what Build refuses. Test with errors.Is; the concrete
@@ -12,17 +14,17 @@ var (
 	// directory inside the package (a git or http URL, a missing path, an
 	// absolute path, or a path leaving the package root). Kustomize would
 	// try to fetch it over the network, so Build refuses it up front.
-	ErrRemoteResource = errors.New("remote resources are not allowed")
+	ErrRemoteResource = errdef.New(errdef.ErrInvalid, "remote resources are not allowed")
 
 	// ErrHelm: a kustomization inflates helm charts (helmCharts,
 	// helmGlobals, helmChartInflationGenerator, or a
 	// HelmChartInflationGenerator generator config).
-	ErrHelm = errors.New("helm charts are not allowed")
+	ErrHelm = errdef.New(errdef.ErrInvalid, "helm charts are not allowed")
 
 	// ErrPlugin: a generator, transformer or validator needs a plugin
 	// (exec, Go, container or Starlark function); only kustomize's builtin
 	// plugins (apiVersion: builtin) are allowed.
-	ErrPlugin = errors.New("plugins are not allowed")
+	ErrPlugin = errdef.New(errdef.ErrInvalid, "plugins are not allowed")
 
 	// errKustomizePanic marks a panic recovered from kustomize itself.
 	errKustomizePanic = errors.New("kustomize panicked")

@@ -6,7 +6,6 @@ package scaffold
 import (
 	"bytes"
 	"embed"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/spec"
 )
 
@@ -22,7 +22,7 @@ import (
 var templates embed.FS
 
 // ErrExists is returned when the target directory is not empty.
-var ErrExists = errors.New("directory is not empty")
+var ErrExists = errdef.New(errdef.ErrExists, "directory is not empty")
 
 var dnsLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
 

@@ -8,14 +8,16 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
 var (
 	// ErrExternalRef is wrapped by Compile errors for a reference (or metaschema)
 	// outside the schema document.
-	ErrExternalRef = errors.New("external reference refused")
+	ErrExternalRef = errdef.New(errdef.ErrInvalid, "external reference refused")
 	// ErrLimit is wrapped by Compile errors for a document over its Limits.
-	ErrLimit = errors.New("schema exceeds limits")
+	ErrLimit = errdef.New(errdef.ErrInvalid, "schema exceeds limits")
 )
 
 // rootURL is the URL the document is registered under. Nothing is ever loaded
@@ -72,7 +74,7 @@ func Compile(data []byte, name string, limits Limits) (*Schema, error) {
 
 // ErrSchema is matched by every error of Compile: the schema document itself
 // is unusable.
-var ErrSchema = errors.New("invalid schema")
+var ErrSchema = errdef.New(errdef.ErrInvalid, "invalid schema")
 
 type schemaError struct{ err error }
 

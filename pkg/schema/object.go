@@ -1,9 +1,10 @@
 package schema
 
 import (
-	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
 // Object is a component-config object as users write it.
@@ -27,7 +28,7 @@ func ParseObject(data []byte, name, wantAPIVersion, wantKind string) (*Object, e
 }
 
 // ErrObject is matched by every error of ParseObject.
-var ErrObject = errors.New("invalid config object")
+var ErrObject = errdef.New(errdef.ErrInvalid, "invalid config object")
 
 type objectError struct{ err error }
 

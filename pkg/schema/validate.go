@@ -12,10 +12,12 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
 // ErrInvalid is what every *ValidationError unwraps to.
-var ErrInvalid = errors.New("config does not match schema")
+var ErrInvalid = errdef.New(errdef.ErrInvalid, "config does not match schema")
 
 // FieldError is one failing field: Path is dotted and rooted at "spec"
 // (spec.upstreams[1], spec.labels["app.kubernetes.io/name"]).

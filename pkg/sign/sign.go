@@ -3,7 +3,6 @@ package sign
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/opencontainers/go-digest"
@@ -12,6 +11,7 @@ import (
 	"github.com/sigstore/sigstore/pkg/signature/dsse"
 	sigopts "github.com/sigstore/sigstore/pkg/signature/options"
 
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/keys"
 	"github.com/addonpack/addonpack/pkg/registry"
 )
@@ -38,7 +38,7 @@ func ParseFormat(s string) (Format, error) {
 }
 
 // ErrSign reports a signature or attestation that could not be made.
-var ErrSign = errors.New("signing failed")
+var ErrSign = errdef.New(errdef.ErrInvalid, "signing failed")
 
 // Target is the repository an artifact lives in and the client that reaches
 // it. Ref's tag and digest are not used: the subject is always passed by

@@ -3,10 +3,12 @@ package spec
 import (
 	"errors"
 	"strings"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
 // ErrInvalid is matched (errors.Is) by every validation failure of this package.
-var ErrInvalid = errors.New("invalid")
+var ErrInvalid = errdef.New(errdef.ErrInvalid, "invalid")
 
 // FieldError is one problem with one field of one file.
 type FieldError struct {
@@ -27,8 +29,8 @@ func (e *FieldError) Error() string {
 	return b.String()
 }
 
-// Is makes every FieldError match ErrInvalid.
-func (e *FieldError) Is(target error) bool { return target == ErrInvalid }
+// Is makes every FieldError match ErrInvalid and its class.
+func (e *FieldError) Is(target error) bool { return errors.Is(ErrInvalid, target) }
 
 // Errors is every problem found in one document, in document order.
 type Errors []*FieldError
@@ -41,8 +43,8 @@ func (es Errors) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// Is makes Errors match ErrInvalid.
-func (es Errors) Is(target error) bool { return target == ErrInvalid }
+// Is makes Errors match ErrInvalid and its class.
+func (es Errors) Is(target error) bool { return errors.Is(ErrInvalid, target) }
 
 // Unwrap exposes each FieldError to errors.As.
 func (es Errors) Unwrap() []error {

@@ -21,6 +21,7 @@ import (
 	sigopts "github.com/sigstore/sigstore/pkg/signature/options"
 	"github.com/sigstore/sigstore/pkg/signature/payload"
 
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/keys"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/sign"
@@ -70,7 +71,7 @@ func (ck checker) check(ctx context.Context, cd *candidate) error {
 	case errors.Is(err, registry.ErrTooLarge):
 		cd.fail(fmt.Errorf("%s: %w: %d bytes, limit %d", cd.Location, ErrBlobTooLarge, cd.blob.Size, ck.maxBlob))
 		return nil
-	case errors.Is(err, registry.ErrDigestMismatch), errors.Is(err, registry.ErrSizeMismatch), errors.Is(err, registry.ErrNotFound):
+	case errors.Is(err, errdef.ErrDigestMismatch), errors.Is(err, errdef.ErrSizeMismatch), errors.Is(err, registry.ErrNotFound):
 		cd.fail(fmt.Errorf("%s: %w: %w", cd.Location, ErrMalformed, err))
 		return nil
 	case err != nil:

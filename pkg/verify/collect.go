@@ -9,6 +9,7 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/sign"
 )
@@ -136,7 +137,7 @@ func (c *collector) bundles(ctx context.Context) ([]candidate, error) {
 			PredicateType: d.Annotations[sign.AnnotationBundlePredicate]}}
 		m, err := c.manifest(ctx, loc, d)
 		if err != nil {
-			if errors.Is(err, registry.ErrDigestMismatch) || errors.Is(err, registry.ErrSizeMismatch) || errors.Is(err, registry.ErrTooLarge) || errors.Is(err, ErrMalformed) {
+			if errors.Is(err, errdef.ErrDigestMismatch) || errors.Is(err, errdef.ErrSizeMismatch) || errors.Is(err, registry.ErrTooLarge) || errors.Is(err, ErrMalformed) {
 				cd.fail(err)
 				out = append(out, cd)
 				continue

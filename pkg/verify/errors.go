@@ -1,33 +1,34 @@
 package verify
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/opencontainers/go-digest"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
 // ErrVerification is matched by every verification failure (errors.Is).
 // The specific reasons below are matched too.
-var ErrVerification = errors.New("verification failed")
+var ErrVerification = errdef.New(errdef.ErrVerification, "verification failed")
 
 // Specific reasons, each wrapped (with the digest, key and location) in the
 // *Error that Verify returns.
 var (
-	ErrUnsigned      = errors.New("no signatures found")
-	ErrUntrusted     = errors.New("signature not made by a trusted key")
-	ErrDigestClaim   = errors.New("signed claim names another digest")
-	ErrPayloadType   = errors.New("wrong payload type")
-	ErrPredicateType = errors.New("wrong predicate type")
-	ErrKeyWindow     = errors.New("key outside its validity window")
-	ErrThreshold     = errors.New("signature threshold not met")
-	ErrTooMany       = errors.New("too many signatures or attestations")
-	ErrBlobTooLarge  = errors.New("signature or attestation blob too large")
-	ErrMalformed     = errors.New("malformed signature or attestation")
-	ErrProvenance    = errors.New("provenance requirement not met")
-	ErrNoPolicy      = errors.New("no policy applies")
-	ErrPolicy        = errors.New("invalid policy")
+	ErrUnsigned      = errdef.New(errdef.ErrVerification, "no signatures found")
+	ErrUntrusted     = errdef.New(errdef.ErrVerification, "signature not made by a trusted key")
+	ErrDigestClaim   = errdef.New(errdef.ErrVerification, "signed claim names another digest")
+	ErrPayloadType   = errdef.New(errdef.ErrVerification, "wrong payload type")
+	ErrPredicateType = errdef.New(errdef.ErrVerification, "wrong predicate type")
+	ErrKeyWindow     = errdef.New(errdef.ErrVerification, "key outside its validity window")
+	ErrThreshold     = errdef.New(errdef.ErrVerification, "signature threshold not met")
+	ErrTooMany       = errdef.New(errdef.ErrVerification, "too many signatures or attestations")
+	ErrBlobTooLarge  = errdef.New(errdef.ErrVerification, "signature or attestation blob too large")
+	ErrMalformed     = errdef.New(errdef.ErrVerification, "malformed signature or attestation")
+	ErrProvenance    = errdef.New(errdef.ErrVerification, "provenance requirement not met")
+	ErrNoPolicy      = errdef.New(errdef.ErrVerification, "no policy applies")
+	ErrPolicy        = errdef.New(errdef.ErrInvalid, "invalid policy")
 )
 
 // Error is a verification failure: it names the artifact and lists why.

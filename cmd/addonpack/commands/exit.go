@@ -5,25 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 
-	"github.com/addonpack/addonpack/pkg/archive"
-	"github.com/addonpack/addonpack/pkg/build"
-	"github.com/addonpack/addonpack/pkg/config"
-	"github.com/addonpack/addonpack/pkg/keys"
-	"github.com/addonpack/addonpack/pkg/layout"
-	"github.com/addonpack/addonpack/pkg/locate"
-	"github.com/addonpack/addonpack/pkg/prune"
-	"github.com/addonpack/addonpack/pkg/pull"
-	"github.com/addonpack/addonpack/pkg/registry"
-	"github.com/addonpack/addonpack/pkg/relocate"
-	"github.com/addonpack/addonpack/pkg/render"
-	"github.com/addonpack/addonpack/pkg/scaffold"
-	"github.com/addonpack/addonpack/pkg/schema"
-	"github.com/addonpack/addonpack/pkg/semver"
-	"github.com/addonpack/addonpack/pkg/spec"
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/stack"
-	"github.com/addonpack/addonpack/pkg/verify"
 )
 
 // Exit codes, documented in README.md ("Exit codes"). Scripts may rely on them.
@@ -42,15 +26,18 @@ const (
 	ExitInterrupted = 130 // interrupted by SIGINT or SIGTERM
 )
 
-// usageError marks command-line mistakes.
+// usageError marks command-line mistakes. It is in class
+// errdef.ErrInvalidArgument, like a reference that does not parse.
 type usageError struct{ err error }
 
 func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
+func (e usageError) Unwrap() []error {
+	return []error{e.err, errdef.ErrInvalidArgument}
+}
 
-// ExitCode maps an error to the documented exit code.
+// ExitCode maps an error to the documented exit code through its class
+// (errdef.ClassOf, which also settles an error carrying several classes).
 func ExitCode(ctx context.Context, err error) int {
-	var usage usageError
 	switch {
 	case err == nil:
 		return ExitOK
@@ -58,44 +45,28 @@ func ExitCode(ctx context.Context, err error) int {
 		return ExitFailure
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		return ExitInterrupted
-	case errors.Is(err, stack.ErrDrift):
+	case errors.Is(err, stack.ErrDrift): // lock --check's own code
 		return ExitDrift
-	case errors.As(err, &usage), errors.Is(err, registry.ErrInvalidReference):
+	}
+	switch errdef.ClassOf(err) {
+	case errdef.ErrInvalidArgument:
 		return ExitUsage
-	case errors.Is(err, verify.ErrVerification):
+	case errdef.ErrVerification:
 		return ExitVerify
-	case errors.Is(err, registry.ErrDigestMismatch), errors.Is(err, registry.ErrSizeMismatch):
+	case errdef.ErrIntegrity:
 		return ExitIntegrity
-	case errors.Is(err, registry.ErrUnauthorized):
+	case errdef.ErrDenied:
 		return ExitDenied
-	case errors.Is(err, registry.ErrUnreachable):
+	case errdef.ErrUnreachable:
 		return ExitUnreachable
-	case errors.Is(err, registry.ErrNotFound), errors.Is(err, fs.ErrNotExist), errors.Is(err, semver.ErrNoMatch):
+	case errdef.ErrNotFound:
 		return ExitNotFound
-	case errors.Is(err, pull.ErrTargetNotEmpty), errors.Is(err, scaffold.ErrExists), errors.Is(err, keys.ErrExists):
+	case errdef.ErrExists:
 		return ExitConflict
-	case isInvalid(err):
+	case errdef.ErrInvalid:
 		return ExitInvalid
 	}
 	return ExitFailure
-}
-
-func isInvalid(err error) bool {
-	for _, target := range []error{
-		spec.ErrInvalid, build.ErrSource, schema.ErrInvalid, layout.ErrLayout, registry.ErrTooLarge,
-		archive.ErrUnsafePath, archive.ErrEntryType, archive.ErrDuplicate, archive.ErrLimit, archive.ErrIgnoreFile,
-		schema.ErrSchema, schema.ErrObject, config.ErrNoConfig, archive.ErrFormat, archive.ErrFileChanged,
-		render.ErrRemoteResource, render.ErrHelm, render.ErrPlugin, render.ErrYAMLLimit, build.ErrRender,
-		verify.ErrPolicy, keys.ErrKey, relocate.ErrTooMany, relocate.ErrMalformedRecord, locate.ErrNotUsable,
-		semver.ErrAmbiguous, semver.ErrRange, semver.ErrVersion,
-		prune.ErrPins, prune.ErrTooMany, stack.ErrStack, stack.ErrResolve,
-	} {
-		if errors.Is(err, target) {
-			return true
-		}
-	}
-	var rendered *render.RefusedError
-	return errors.As(err, &rendered)
 }
 
 // PrintError writes err to w the way every command reports failures.
