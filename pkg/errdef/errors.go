@@ -31,6 +31,12 @@ var (
 	// ErrExists: the target (a directory, a key file) exists and is not to
 	// be overwritten.
 	ErrExists = errors.New("target exists")
+	// ErrConflict: the target changed since it was read (a tag moved after
+	// a plan was made); running again sees the new state.
+	ErrConflict = errors.New("conflict")
+	// ErrUnsupported: the other side does not support the operation (a
+	// registry that refuses deletes).
+	ErrUnsupported = errors.New("unsupported")
 )
 
 // Classes lists the root classes in the order a caller should test them when
@@ -39,7 +45,7 @@ var (
 func Classes() []error {
 	return []error{
 		ErrInvalidArgument, ErrVerification, ErrIntegrity, ErrDenied,
-		ErrUnreachable, ErrNotFound, ErrExists, ErrInvalid,
+		ErrUnreachable, ErrNotFound, ErrExists, ErrInvalid, ErrConflict, ErrUnsupported,
 	}
 }
 

@@ -1,11 +1,12 @@
 package locate
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 
 	"github.com/addonpack/addonpack/pkg/layout"
 	"github.com/addonpack/addonpack/pkg/registry"
@@ -14,7 +15,7 @@ import (
 
 // ErrNotUsable is matched by errors about a path that exists but is neither
 // an add-on source directory nor an OCI layout (directory or tarball).
-var ErrNotUsable = errors.New("not an add-on source directory or OCI layout")
+var ErrNotUsable = errdef.New(errdef.ErrInvalid, "not an add-on source directory or OCI layout")
 
 // Kind says what an argument names.
 type Kind int

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/addonpack/addonpack/pkg/errdef"
+
 	"github.com/opencontainers/go-digest"
 
 	"github.com/addonpack/addonpack/pkg/registry"
@@ -12,7 +14,7 @@ import (
 
 // ErrChanged reports a repository that changed since the plan was made so
 // that executing it would delete what a kept tag now points at.
-var ErrChanged = errors.New("repository changed since the plan")
+var ErrChanged = errdef.New(errdef.ErrConflict, "repository changed since the plan")
 
 // Result is what Execute did.
 type Result struct {

@@ -3,17 +3,18 @@ package prune
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/addonpack/addonpack/pkg/errdef"
+
 	"github.com/opencontainers/go-digest"
 )
 
 // ErrPins reports a protect file that cannot be read as any known format.
-var ErrPins = errors.New("invalid protect file")
+var ErrPins = errdef.New(errdef.ErrInvalid, "invalid protect file")
 
 // maxPinsFile bounds a protect file.
 const maxPinsFile = 16 << 20

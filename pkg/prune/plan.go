@@ -2,9 +2,10 @@ package prune
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -15,10 +16,10 @@ import (
 // Errors of planning.
 var (
 	// ErrOptions reports options that do not say what to keep.
-	ErrOptions = errors.New("invalid prune options")
+	ErrOptions = errdef.New(errdef.ErrInvalidArgument, "invalid prune options")
 	// ErrTooMany reports a repository with more tags or referrers than the
 	// limits allow: a plan that cannot see everything is not made.
-	ErrTooMany = errors.New("too many tags or referrers")
+	ErrTooMany = errdef.New(errdef.ErrInvalid, "too many tags or referrers")
 )
 
 // Registry is what prune needs of a registry; *registry.Client through

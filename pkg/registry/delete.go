@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/addonpack/addonpack/pkg/errdef"
+
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/errcode"
 )
@@ -13,7 +15,7 @@ import (
 // ErrDeleteUnsupported reports a registry that refuses DELETE on manifests
 // (HTTP 405, or the registry error code UNSUPPORTED): CNCF distribution
 // without storage.delete.enabled, and most hosted registries for tags.
-var ErrDeleteUnsupported = errors.New("registry does not allow deletes")
+var ErrDeleteUnsupported = errdef.New(errdef.ErrUnsupported, "registry does not allow deletes")
 
 // Delete removes what ref names from its repository: with a digest, the
 // manifest (the registry removes the tags pointing at it too); with only a
