@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/addonpack/addonpack/pkg/errdef"
-
 	"github.com/addonpack/addonpack/pkg/layout"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/spec"

@@ -11,9 +11,9 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"github.com/addonpack/addonpack/pkg/errdef"
-
 	slsa "github.com/in-toto/attestation/go/predicates/provenance/v1"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
 // URIs defined by specs/provenance.md.

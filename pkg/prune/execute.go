@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/addonpack/addonpack/pkg/errdef"
-
 	"github.com/opencontainers/go-digest"
 
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
 )
 

@@ -8,9 +8,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/addonpack/addonpack/pkg/errdef"
-
 	"github.com/opencontainers/go-digest"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
 // ErrPins reports a protect file that cannot be read as any known format.

@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/addonpack/addonpack/pkg/errdef"
-
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
 )
 

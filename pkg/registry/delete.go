@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/addonpack/addonpack/pkg/errdef"
-
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/errcode"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
 // ErrDeleteUnsupported reports a registry that refuses DELETE on manifests
