@@ -27,8 +27,10 @@ import (
 	"github.com/addonpack/addonpack/pkg/render"
 	"github.com/addonpack/addonpack/pkg/scaffold"
 	"github.com/addonpack/addonpack/pkg/schema"
+	"github.com/addonpack/addonpack/pkg/semver"
 	"github.com/addonpack/addonpack/pkg/sign"
 	"github.com/addonpack/addonpack/pkg/spec"
+	"github.com/addonpack/addonpack/pkg/stack"
 	"github.com/addonpack/addonpack/pkg/verify"
 )
 
@@ -76,14 +78,22 @@ var sentinels = map[string]error{
 	"render.ErrHelm":                render.ErrHelm,
 	"render.ErrPlugin":              render.ErrPlugin,
 	"render.ErrRemoteResource":      render.ErrRemoteResource,
+	"render.ErrYAMLLimit":           render.ErrYAMLLimit,
 	"scaffold.ErrExists":            scaffold.ErrExists,
 	"schema.ErrExternalRef":         schema.ErrExternalRef,
 	"schema.ErrInvalid":             schema.ErrInvalid,
 	"schema.ErrLimit":               schema.ErrLimit,
 	"schema.ErrObject":              schema.ErrObject,
 	"schema.ErrSchema":              schema.ErrSchema,
+	"semver.ErrAmbiguous":           semver.ErrAmbiguous,
+	"semver.ErrNoMatch":             semver.ErrNoMatch,
+	"semver.ErrRange":               semver.ErrRange,
+	"semver.ErrVersion":             semver.ErrVersion,
 	"sign.ErrSign":                  sign.ErrSign,
 	"spec.ErrInvalid":               spec.ErrInvalid,
+	"stack.ErrDrift":                stack.ErrDrift,
+	"stack.ErrResolve":              stack.ErrResolve,
+	"stack.ErrStack":                stack.ErrStack,
 	"verify.ErrBlobTooLarge":        verify.ErrBlobTooLarge,
 	"verify.ErrDigestClaim":         verify.ErrDigestClaim,
 	"verify.ErrKeyWindow":           verify.ErrKeyWindow,

@@ -8,13 +8,15 @@ import (
 	"io/fs"
 
 	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
 // ErrYAMLLimit is wrapped by the error for a file the render reads that is
 // over the YAML bounds (specs/artifact.md section 9): too large, nested too
 // deeply, or with aliases that expand too far (an "alias bomb") or refer to
 // their own anchor.
-var ErrYAMLLimit = errors.New("YAML exceeds the render bounds")
+var ErrYAMLLimit = errdef.New(errdef.ErrInvalid, "YAML exceeds the render bounds")
 
 // The YAML bounds. Kustomize (kyaml, and goyaml under it) expands aliases
 // and recurses over nesting without any bound of its own: a 644-byte alias

@@ -1,23 +1,24 @@
 package semver
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	msv "github.com/Masterminds/semver/v3"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
 // Sentinel errors; errors of this package wrap one of them.
 var (
 	// ErrVersion reports a string that is not a strict semantic version.
-	ErrVersion = errors.New("not a strict semantic version")
+	ErrVersion = errdef.New(errdef.ErrInvalid, "not a strict semantic version")
 	// ErrRange reports a string that is not a version range.
-	ErrRange = errors.New("not a version range")
+	ErrRange = errdef.New(errdef.ErrInvalid, "not a version range")
 	// ErrNoMatch reports a range that no version satisfies.
-	ErrNoMatch = errors.New("no version matches")
+	ErrNoMatch = errdef.New(errdef.ErrNotFound, "no version matches")
 	// ErrAmbiguous reports two tags of equal precedence where one is chosen.
-	ErrAmbiguous = errors.New("ambiguous versions")
+	ErrAmbiguous = errdef.New(errdef.ErrInvalid, "ambiguous versions")
 )
 
 // Version is a strict semantic version.

@@ -8,12 +8,13 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
 )
 
 // ErrDrift reports a lock that no longer matches its stack file or the
 // registries (specs/stack.md section 4.3, item 3).
-var ErrDrift = errors.New("lock drift")
+var ErrDrift = errdef.New(errdef.ErrConflict, "lock drift")
 
 // TagResolver resolves a tag to its digest; *registry.Client is one.
 type TagResolver interface {

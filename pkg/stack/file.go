@@ -1,7 +1,6 @@
 package stack
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	"sigs.k8s.io/yaml"
 
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/semver"
 )
@@ -34,8 +34,8 @@ const (
 // ErrStack reports an invalid stack or lock file; ErrResolve a graph that
 // cannot be resolved (conflict, cycle, bound).
 var (
-	ErrStack   = errors.New("invalid stack")
-	ErrResolve = errors.New("stack does not resolve")
+	ErrStack   = errdef.New(errdef.ErrInvalid, "invalid stack")
+	ErrResolve = errdef.New(errdef.ErrInvalid, "stack does not resolve")
 )
 
 // Stack is a parsed stack file.
