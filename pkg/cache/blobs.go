@@ -10,13 +10,13 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
-	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
-// ErrChanged is wrapped (with registry.ErrDigestMismatch, an integrity
+// ErrChanged is wrapped (with errdef.ErrDigestMismatch, an integrity
 // failure) by ReadBlob when a cached blob changed between its check and its
 // use: someone rewrote it in place.
-var ErrChanged = errors.New("cached blob changed while it was read")
+var ErrChanged = errdef.New(errdef.ErrIntegrity, "cached blob changed while it was read")
 
 // openBlob opens the cached file of desc in a private cache, or reports a
 // miss.
@@ -63,7 +63,7 @@ func (c *Cache) ReadBlob(desc ocispec.Descriptor, w io.Writer) error {
 		return err
 	}
 	if n != desc.Size || !v.Verified() {
-		return fmt.Errorf("cache %s: blob %s: %w: %w", c.dir, desc.Digest, ErrChanged, registry.ErrDigestMismatch)
+		return fmt.Errorf("cache %s: blob %s: %w: %w", c.dir, desc.Digest, ErrChanged, errdef.ErrDigestMismatch)
 	}
 	return nil
 }

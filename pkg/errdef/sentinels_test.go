@@ -49,6 +49,7 @@ var sentinels = map[string]error{
 	"archive.ErrUnsafePath":         archive.ErrUnsafePath,
 	"build.ErrRender":               build.ErrRender,
 	"build.ErrSource":               build.ErrSource,
+	"cache.ErrChanged":              cache.ErrChanged,
 	"cache.ErrMiss":                 cache.ErrMiss,
 	"cache.ErrOffline":              cache.ErrOffline,
 	"config.ErrNoConfig":            config.ErrNoConfig,
