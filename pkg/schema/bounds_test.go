@@ -105,3 +105,36 @@ func TestApplyDefaultsBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestCompileRefusesRecursiveFanOut: a recursive schema whose recursion
+// applies several times at the same place of a value multiplies its work at
+// every level of the value; it is refused at Compile. Recursion into
+// different places (trees, lists, JSON-like values) is accepted.
+func TestCompileRefusesRecursiveFanOut(t *testing.T) {
+	for name, src := range map[string]string{
+		"allOf of the root twice":    `{type: object, properties: {c: {allOf: [{$ref: "#"}, {$ref: "#"}]}}}`,
+		"anyOf through array items":  `{type: object, properties: {l: {$ref: "#/$defs/l"}}, $defs: {l: {type: array, items: {anyOf: [{$ref: "#/$defs/l"}, {$ref: "#/$defs/l"}, {$ref: "#/$defs/l"}]}}}}`,
+		"property and pattern agree": `{type: object, properties: {x: {$ref: "#"}}, patternProperties: {"^x": {$ref: "#"}}}`,
+		"two definitions in turn":    `{type: object, properties: {a: {$ref: "#/$defs/a"}}, $defs: {a: {properties: {b: {oneOf: [{$ref: "#/$defs/b"}, {$ref: "#/$defs/b"}]}}}, b: {properties: {a: {$ref: "#/$defs/a"}}}}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Compile([]byte(src), "recursive.yaml", DefaultLimits())
+			if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "recursive.yaml: ") || !strings.Contains(err.Error(), "at one place") {
+				t.Fatalf("err = %v, want ErrLimit naming the file and the place", err)
+			}
+		})
+	}
+	for name, src := range map[string]string{
+		"binary tree":   `{type: object, properties: {left: {$ref: "#"}, right: {$ref: "#"}, v: {type: integer}}}`,
+		"linked list":   `{type: object, properties: {next: {$ref: "#"}}}`,
+		"JSON value":    `{type: object, additionalProperties: {$ref: "#/$defs/v"}, $defs: {v: {anyOf: [{type: object, additionalProperties: {$ref: "#/$defs/v"}}, {type: array, items: {$ref: "#/$defs/v"}}, {type: [string, number, boolean, "null"]}]}}}`,
+		"mutual":        `{type: object, properties: {a: {$ref: "#/$defs/a"}}, $defs: {a: {properties: {b: {$ref: "#/$defs/b"}}}, b: {properties: {a: {$ref: "#/$defs/a"}}}}}`,
+		"in-place loop": `{type: object, properties: {a: {$ref: "#/properties/b"}, b: {$ref: "#/properties/a"}}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := Compile([]byte(src), "ok.yaml", DefaultLimits()); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

@@ -46,7 +46,7 @@ func checkCost(doc map[string]any) error {
 		return fmt.Errorf("evaluating the schema takes more than %d subschema evaluations per value (do shared $defs refer to each other many times over?): %w",
 			MaxEvaluations, ErrLimit)
 	}
-	return nil
+	return c.checkRecursion(doc)
 }
 
 // index records the resource and the anchors of obj and its subschemas.
