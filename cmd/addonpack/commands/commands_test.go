@@ -234,8 +234,8 @@ func TestStalledRegistry(t *testing.T) {
 	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
 		t.Errorf("left behind: %v", entries)
 	}
-	if r := run(t, nil, "pull", clean.Host()+"/addons/hello:0.1.0", "-o", filepath.Join(parent, "out"), "--insecure-skip-verify", "--read-timeout", "0s"); r.code != commands.ExitUsage {
-		t.Errorf("--read-timeout 0s: exit %d, want %d", r.code, commands.ExitUsage)
+	if r := run(t, nil, "pull", clean.Host()+"/addons/hello:0.1.0", "-o", filepath.Join(parent, "out"), "--insecure-skip-verify", "--read-timeout", "-1s"); r.code != commands.ExitUsage {
+		t.Errorf("--read-timeout -1s: exit %d, want %d", r.code, commands.ExitUsage)
 	}
 }
 

@@ -51,7 +51,7 @@ func (g *globals) addFlags(cmd *cobra.Command) {
 	f.StringVar(&g.cacheDir, "cache-dir", "", "content-addressed cache of pulled blobs (default $XDG_CACHE_HOME/addonpack or ~/.cache/addonpack)")
 	f.BoolVar(&g.noCache, "no-cache", false, "neither read nor write the cache")
 	f.BoolVar(&g.offline, "offline", false, "use only the cache: resolve tags to the digest they last resolved to, fetch nothing")
-	f.DurationVar(&g.readTimeout, "read-timeout", registry.DefaultReadTimeout, "give up on a registry request that makes no progress for this long (retried, then exit 5)")
+	f.DurationVar(&g.readTimeout, "read-timeout", registry.DefaultReadTimeout, "give up on a registry request that makes no progress for this long (retried, then exit 5; 0 means the default)")
 }
 
 // client builds the registry client from the flags and the environment.
@@ -63,8 +63,8 @@ func (g *globals) client() (*registry.Client, error) {
 		UserAgent:             "addonpack/" + buildVersion(),
 		ReadTimeout:           g.readTimeout,
 	}
-	if g.readTimeout <= 0 {
-		return nil, usageError{fmt.Errorf("--read-timeout %s: want a positive duration", g.readTimeout)}
+	if g.readTimeout < 0 {
+		return nil, usageError{fmt.Errorf("--read-timeout %s: want a positive duration (0 for the default, %s)", g.readTimeout, registry.DefaultReadTimeout)}
 	}
 	if opts.DockerConfig == "" {
 		if d := g.getenv("DOCKER_CONFIG"); d != "" {
