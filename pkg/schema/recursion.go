@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -235,11 +236,7 @@ func (g *placeGraph) descend(here map[uintptr]int) []map[uintptr]int {
 			}
 		}
 	}
-	names := make([]string, 0, len(named)+1)
-	for name := range named {
-		names = append(names, name)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(named))
 	var out []map[uintptr]int
 	// A member of a listed name: its properties entries, matching patterns,
 	// additionalProperties of schemas that do not list it, and
@@ -285,14 +282,7 @@ func total(m map[uintptr]int) int {
 	return n
 }
 
-func sortedIDs(m map[uintptr]int) []uintptr {
-	keys := make([]uintptr, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
+func sortedIDs(m map[uintptr]int) []uintptr { return slices.Sorted(maps.Keys(m)) }
 
 func capped(n int) int { return min(n, MaxApplications+1) }
 
