@@ -48,12 +48,14 @@ type Remote struct {
 }
 
 func (r Remote) Resolve(ctx context.Context) (ocispec.Descriptor, error) {
-	return r.Client.Resolve(ctx, r.Ref)
+	d, err := r.Client.Resolve(ctx, r.Ref)
+	return d, r.Client.ExplainNotFound(ctx, r.Ref, err)
 }
 
 // ResolveManifest resolves with one GET that also returns the manifest.
 func (r Remote) ResolveManifest(ctx context.Context) (ocispec.Descriptor, []byte, error) {
-	return r.Client.ResolveManifest(ctx, r.Ref)
+	d, raw, err := r.Client.ResolveManifest(ctx, r.Ref)
+	return d, raw, r.Client.ExplainNotFound(ctx, r.Ref, err)
 }
 
 func (r Remote) FetchManifest(ctx context.Context, d ocispec.Descriptor) ([]byte, error) {

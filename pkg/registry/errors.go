@@ -57,6 +57,9 @@ func wrapErr(op, subject string, err error) error {
 		return nil
 	}
 	if s := sentinelFor(err); s != nil {
+		if s == ErrUnreachable && errors.Is(err, syscall.ECONNREFUSED) {
+			return fmt.Errorf("%s %s: %w: nothing is listening there (connection refused; is the registry running, on that port?): %w", op, subject, s, err)
+		}
 		return fmt.Errorf("%s %s: %w: %w", op, subject, s, err)
 	}
 	return fmt.Errorf("%s %s: %w", op, subject, err)

@@ -89,7 +89,7 @@ func one(ctx context.Context, c *registry.Client, ref registry.Reference, p *Pol
 	}
 	desc, err := c.Resolve(ctx, ref)
 	if err != nil {
-		return fail(err)
+		return fail(c.ExplainNotFound(ctx, ref, err))
 	}
 	oc.Digest = desc.Digest
 	key := memoKey(pd, ref)

@@ -127,7 +127,7 @@ func (g *globals) signingTarget(ctx context.Context, arg, key string) (sign.Targ
 	}
 	desc, err := c.Resolve(ctx, ref)
 	if err != nil {
-		return sign.Target{}, ocispec.Descriptor{}, nil, err
+		return sign.Target{}, ocispec.Descriptor{}, nil, c.ExplainNotFound(ctx, ref, err)
 	}
 	return sign.Target{Client: c, Ref: ref}, desc, s, nil
 }

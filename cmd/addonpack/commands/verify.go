@@ -57,7 +57,7 @@ hour are answered from the verified-digest cache (--no-cache to check them all a
 			}
 			desc, err := c.Resolve(ctx, ref)
 			if err != nil {
-				return err
+				return c.ExplainNotFound(ctx, ref, err)
 			}
 			res, verr := verify.Verify(ctx, verify.Target{Client: c, Ref: ref}, desc, p)
 			if res == nil {
