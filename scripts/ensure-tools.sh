@@ -15,8 +15,14 @@ if [ ${#need_apt[@]} -gt 0 ]; then
     echo "ensure-tools: missing ${need_apt[*]}: install them (Debian: apt-get install -y ${need_apt[*]})" >&2
     exit 1
   fi
-  echo "ensure-tools: installing ${need_apt[*]}" >&2
+  echo "ensure-tools: installing ${need_apt[*]} with apt-get (about a minute)" >&2
   export DEBIAN_FRONTEND=noninteractive
+  echo "ensure-tools: apt-get update" >&2
   apt-get update -qq >/dev/null
-  apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  # One line per package as apt unpacks and sets it up.
+  apt-get install -y -q "${need_apt[@]}" | grep -E '^(Unpacking|Setting up) ' >&2 || true
+  for p in "${need_apt[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || { echo "ensure-tools: $p did not install" >&2; exit 1; }
+  done
+  echo "ensure-tools: installed ${need_apt[*]}" >&2
 fi

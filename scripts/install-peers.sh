@@ -5,10 +5,12 @@
 #   - oras                (oras.land/oras/cmd/oras)
 #   - crane               (github.com/google/go-containerregistry/cmd/crane)
 # Installs into ${ADDONPACK_TOOLS:-$HOME/.cache/addonpack-tools}/bin and does
-# nothing for a tool whose right version is already there. Building cosign
-# takes a few minutes on two cores; the tests find the tools at
-# $ADDONPACK_TOOLS/bin/<tool> or on PATH. (skopeo comes from Debian:
-# scripts/ensure-tools.sh.)
+# nothing for a tool whose right version is already there. The three build
+# at the same time, each reporting every 30 seconds while it compiles: from a
+# cold Go cache cosign alone is most of 15-20 minutes on two cores (oras and
+# crane a few minutes each); later runs find them and take no time. The tests
+# find the tools at $ADDONPACK_TOOLS/bin/<tool> or on PATH. (skopeo comes from
+# Debian: scripts/ensure-tools.sh.)
 set -euo pipefail
 
 COSIGN_VERSION="${COSIGN_VERSION:-v2.6.5}"
@@ -35,13 +37,35 @@ install() {
     echo "install-peers: $name $version present at $BIN/$name" >&2
     return
   fi
-  echo "install-peers: building $name $version into $BIN" >&2
+  echo "install-peers: building $name $version ($pkg) into $BIN" >&2
+  local start=$SECONDS
   # Outside the module so the project's go.mod is neither read nor changed.
-  (cd "$TOOLS" && GOBIN="$BIN" GOFLAGS=-mod=mod GO111MODULE=on go install "$pkg@$version")
+  (cd "$TOOLS" && GOBIN="$BIN" GOFLAGS=-mod=mod GO111MODULE=on go install "$pkg@$version") &
+  local pid=$!
+  while ! wait_quietly "$pid" 30; do
+    echo "install-peers: still building $name $version ($((SECONDS - start))s so far)" >&2
+  done
+  wait "$pid" || { echo "install-peers: building $name $version failed" >&2; exit 1; }
   have_version "$name" "$module" "$version" || { echo "install-peers: $name $version did not install" >&2; exit 1; }
-  echo "install-peers: $name $version installed at $BIN/$name" >&2
+  echo "install-peers: $name $version installed at $BIN/$name in $((SECONDS - start))s" >&2
 }
 
-install cosign github.com/sigstore/cosign/v2 github.com/sigstore/cosign/v2/cmd/cosign "$COSIGN_VERSION"
-install oras oras.land/oras oras.land/oras/cmd/oras "$ORAS_VERSION"
-install crane github.com/google/go-containerregistry github.com/google/go-containerregistry/cmd/crane "$CRANE_VERSION"
+# wait_quietly PID SECONDS: true once PID has exited, false after SECONDS.
+wait_quietly() {
+  local i
+  for ((i = 0; i < $2; i++)); do
+    kill -0 "$1" 2>/dev/null || return 0
+    sleep 1
+  done
+  ! kill -0 "$1" 2>/dev/null
+}
+
+# All three at once: the Go toolchain shares its module and build caches
+# safely between concurrent builds.
+pids=()
+install cosign github.com/sigstore/cosign/v2 github.com/sigstore/cosign/v2/cmd/cosign "$COSIGN_VERSION" & pids+=($!)
+install oras oras.land/oras oras.land/oras/cmd/oras "$ORAS_VERSION" & pids+=($!)
+install crane github.com/google/go-containerregistry github.com/google/go-containerregistry/cmd/crane "$CRANE_VERSION" & pids+=($!)
+status=0
+for p in "${pids[@]}"; do wait "$p" || status=1; done
+exit $status

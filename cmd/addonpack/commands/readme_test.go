@@ -43,3 +43,24 @@ func TestExitCodeTableForce(t *testing.T) {
 	check(withForce, true)
 	check(without, false)
 }
+
+// TestInstallLeadsWithClone: the module is not published, so the README's
+// Install section starts from a clone and offers no `go install …@latest`.
+func TestInstallLeadsWithClone(t *testing.T) {
+	raw, err := os.ReadFile("../../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(raw), "\n## Install\n")
+	if !ok {
+		t.Fatal("README has no Install section")
+	}
+	section, _, _ := strings.Cut(rest, "\n## ")
+	_, block, _ := strings.Cut(section, "```sh\n")
+	if !strings.HasPrefix(block, "git clone ") {
+		t.Errorf("the Install section does not lead with git clone:\n%s", section)
+	}
+	if strings.Contains(string(raw), "go install github.com/addonpack/addonpack/cmd/addonpack@") {
+		t.Error("the README offers go install of an unpublished module")
+	}
+}
