@@ -11,7 +11,8 @@ import (
 )
 
 // renderCheck builds the kustomization as a consumer with the packed
-// defaults gets it and, when the add-on has components, once more with every
+// defaults gets it, as kubectl apply -k, Flux and Argo CD get it (a plain
+// build of the tree) and, when the add-on has components, once more with every
 // component on, so that a component the defaults leave off is checked too
 // (remote resources, plugins, broken manifests). It returns the images of
 // both renderings.
@@ -22,6 +23,16 @@ func (s *source) renderCheck(ctx context.Context, in render.Input) ([]string, er
 		return nil, fmt.Errorf("%s: %w: %w", where, ErrRender, err)
 	}
 	c := s.addon.Spec.Config
+	if c != nil && len(in.Config) > 0 {
+		// What kubectl apply -k, Flux and Argo CD run: a plain kustomize
+		// build of the packed tree, with nothing wired in.
+		if _, err := render.Check(ctx, render.Input{Files: in.Files, Root: in.Root}); err != nil {
+			return nil, fmt.Errorf("%s: %w: the package does not build standalone, as kubectl apply -k, Flux and Argo CD build it "+
+				"(a plain kustomize build, without addonpack wiring in %s): list %s in the kustomization's resources, "+
+				"annotated config.kubernetes.io/local-config: \"true\", inside the kustomization root: %w",
+				where, ErrRender, defaultsName(c.Defaults), defaultsName(c.Defaults), err)
+		}
+	}
 	if c == nil || len(c.Components) == 0 {
 		return images, nil
 	}
@@ -96,4 +107,12 @@ func (s *source) checkStandalone(in render.Input) error {
 	}
 	return &spec.FieldError{File: s.displayPath(listed), Field: "metadata.annotations",
 		Msg: fmt.Sprintf("the %s object is listed in the kustomization but not annotated config.kubernetes.io/local-config: \"true\", so kubectl apply -k, Flux and Argo CD would apply it to the cluster", c.Kind)}
+}
+
+// defaultsName names the defaults object for a message.
+func defaultsName(path string) string {
+	if path == "" {
+		return "the defaults object"
+	}
+	return path
 }

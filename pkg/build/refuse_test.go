@@ -100,6 +100,18 @@ func TestRefusals(t *testing.T) {
 			replace("config/schema.yaml", "properties:", "properties:\n  extra: {type: boolean, default: false}")(t, dir)
 			write("extra/kustomization.yaml", "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources:\n  - https://example.com/evil.yaml\n")(t, dir)
 		}, []string{"extra/kustomization.yaml", "https://example.com/evil.yaml"}, render.ErrRemoteResource},
+		{"defaults not listed: no standalone build", replace("kustomization.yaml", "  - config/defaults.yaml\n", ""),
+			[]string{"does not build standalone", "kubectl apply -k, Flux and Argo CD", "config/defaults.yaml"}, build.ErrRender},
+		{"defaults outside the kustomization root", func(t *testing.T, dir string) {
+			for _, f := range []string{"kustomization.yaml", "namespace.yaml", "serviceaccount.yaml", "deployment.yaml", "service.yaml"} {
+				os.MkdirAll(filepath.Join(dir, "deploy"), 0o755)
+				if err := os.Rename(filepath.Join(dir, f), filepath.Join(dir, "deploy", f)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			replace("addon.yaml", "kustomize: .", "kustomize: deploy")(t, dir)
+			replace("deploy/kustomization.yaml", "  - config/defaults.yaml\n", "")(t, dir)
+		}, []string{"does not build standalone", "config/defaults.yaml"}, build.ErrRender},
 		{"listed defaults not marked local-config", replace("config/defaults.yaml", "    config.kubernetes.io/local-config: \"true\"\n", ""),
 			[]string{"config/defaults.yaml: metadata.annotations", "local-config"}, spec.ErrInvalid},
 		{"declared images miss a rendered one", replace("addon.yaml", "  kubernetes:", "  images:\n    - docker.io/hashicorp/http-echo:0.2.3\n  kubernetes:"),
@@ -143,5 +155,39 @@ func TestRefusals(t *testing.T) {
 				t.Error("a refused build tagged something in the store")
 			}
 		})
+	}
+}
+
+// TestReadmeSourceLayout: the README's source-format layout — the
+// kustomization under deploy/, the schema under config/, the defaults inside
+// the kustomization root — builds, standalone included.
+func TestReadmeSourceLayout(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "addon")
+	if _, err := scaffold.Create(dir, scaffold.Options{Name: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, "deploy"), 0o755)
+	for from, to := range map[string]string{
+		"kustomization.yaml": "deploy/kustomization.yaml", "namespace.yaml": "deploy/namespace.yaml",
+		"serviceaccount.yaml": "deploy/serviceaccount.yaml", "deployment.yaml": "deploy/deployment.yaml",
+		"service.yaml": "deploy/service.yaml", "config/defaults.yaml": "deploy/defaults.yaml",
+	} {
+		if err := os.Rename(filepath.Join(dir, from), filepath.Join(dir, to)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	edit := func(rel, old, new string) {
+		p := filepath.Join(dir, rel)
+		b, _ := os.ReadFile(p)
+		if !strings.Contains(string(b), old) {
+			t.Fatalf("%s lacks %q", rel, old)
+		}
+		os.WriteFile(p, []byte(strings.Replace(string(b), old, new, 1)), 0o644)
+	}
+	edit("addon.yaml", "kustomize: .", "kustomize: deploy")
+	edit("addon.yaml", "defaults: config/defaults.yaml", "defaults: deploy/defaults.yaml")
+	edit("deploy/kustomization.yaml", "  - config/defaults.yaml", "  - defaults.yaml")
+	if _, err := build.Build(context.Background(), dir, memory.New(), build.Options{}); err != nil {
+		t.Fatalf("the README's layout does not build: %v", err)
 	}
 }
