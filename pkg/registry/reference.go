@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -108,4 +109,24 @@ func (r Reference) resolveTarget() (string, error) {
 		return r.Digest.String(), nil
 	}
 	return "", fmt.Errorf("%w %q: no tag or digest", ErrInvalidReference, r.String())
+}
+
+// MarshalJSON encodes r as its canonical string, the form every command's
+// JSON output uses for a reference (specs/cli-output.md).
+func (r Reference) MarshalJSON() ([]byte, error) {
+	return json.Marshal(r.String())
+}
+
+// UnmarshalJSON parses the string form MarshalJSON writes.
+func (r *Reference) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidReference, err)
+	}
+	ref, err := ParseReference(s)
+	if err != nil {
+		return err
+	}
+	*r = ref
+	return nil
 }

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -101,5 +102,20 @@ func TestResolveTargetNeedsTagOrDigest(t *testing.T) {
 	_, err := c.Resolve(t.Context(), mustParse(t, "registry.example.com/org/addon"))
 	if !errors.Is(err, ErrInvalidReference) {
 		t.Fatalf("Resolve without tag or digest: %v, want ErrInvalidReference", err)
+	}
+}
+
+func TestReferenceJSON(t *testing.T) {
+	ref := Reference{Registry: "localhost:5000", Repository: "addons/hello", Tag: "0.1.0", Digest: testDigest}
+	b, err := json.Marshal(struct{ R Reference }{ref})
+	if err != nil || string(b) != `{"R":"localhost:5000/addons/hello:0.1.0@`+string(testDigest)+`"}` {
+		t.Fatalf("Marshal = %s, %v", b, err)
+	}
+	var back struct{ R Reference }
+	if err := json.Unmarshal(b, &back); err != nil || back.R != ref {
+		t.Fatalf("Unmarshal = %+v, %v", back, err)
+	}
+	if err := json.Unmarshal([]byte(`{"R":"no registry"}`), &back); !errors.Is(err, ErrInvalidReference) {
+		t.Fatalf("Unmarshal of a bad reference: %v", err)
 	}
 }

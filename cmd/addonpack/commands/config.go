@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
 
 	"github.com/addonpack/addonpack/pkg/archive"
 	"github.com/addonpack/addonpack/pkg/config"
@@ -19,8 +20,9 @@ func newConfig(g *globals) *cobra.Command {
 		Short: "Show an add-on's config type: its schema and a starter config",
 	}
 	var (
-		format string
-		vf     verifyFlags
+		flavour string
+		f       format
+		vf      verifyFlags
 	)
 	schemaCmd := &cobra.Command{
 		Use:   "schema REF|LAYOUT|DIR",
@@ -38,7 +40,7 @@ fetched, not the content.`,
 				return err
 			}
 			var out []byte
-			switch format {
+			switch flavour {
 			case "jsonschema":
 				out = append(canonical, '\n')
 			case "openapi":
@@ -46,7 +48,7 @@ fetched, not the content.`,
 			case "crd":
 				out, err = schema.CRD(canonical, apiVersion, kind)
 			default:
-				return usageError{fmt.Errorf("--format %q: want jsonschema, openapi or crd", format)}
+				return usageError{fmt.Errorf("--format %q: want jsonschema, openapi or crd (this --format picks the schema, not an output encoding)", flavour)}
 			}
 			if err != nil {
 				return err
@@ -55,7 +57,9 @@ fetched, not the content.`,
 			return err
 		},
 	}
-	schemaCmd.Flags().StringVar(&format, "format", "jsonschema", "jsonschema, openapi or crd")
+	// Unlike every other command's --format (text or json), this one picks
+	// the schema's flavour: each is printed in its own natural encoding.
+	schemaCmd.Flags().StringVar(&flavour, "format", "jsonschema", "which schema to print — not an output encoding like other commands' --format: jsonschema, openapi (an OpenAPI v3 schema, as YAML) or crd (a CustomResourceDefinition, as YAML); jsonschema is JSON Schema, as JSON")
 	vf.add(schemaCmd, true)
 	defaultsCmd := &cobra.Command{
 		Use:   "defaults REF|LAYOUT|DIR",
@@ -80,10 +84,19 @@ fetched, not the content.`,
 			if err != nil {
 				return err
 			}
+			if f == formatJSON {
+				var obj map[string]any
+				if err := yaml.Unmarshal(r.Object, &obj); err != nil {
+					return fmt.Errorf("%s: config object: %w", p.Name, err)
+				}
+				return f.print(g.streams.Out, obj, nil)
+			}
 			_, err = g.streams.Out.Write(r.Object)
 			return err
 		},
 	}
+	// text is the config object as YAML, ready to edit; json the same object.
+	addFormat(defaultsCmd, &f, true)
 	vf.add(defaultsCmd, true)
 	cmd.AddCommand(schemaCmd, defaultsCmd)
 	return cmd

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -9,7 +10,10 @@ import (
 )
 
 func newInit(g *globals) *cobra.Command {
-	var opts scaffold.Options
+	var (
+		opts scaffold.Options
+		f    format
+	)
 	cmd := &cobra.Command{
 		Use:   "init DIR",
 		Short: "Create a new, working add-on source directory",
@@ -24,14 +28,24 @@ config into the manifests. DIR must be missing or empty.`,
 			if err != nil {
 				return err
 			}
+			out := struct {
+				Dir   string   `json:"dir"`
+				Files []string `json:"files"`
+			}{args[0], files}
 			fmt.Fprintf(g.streams.Err, "Created add-on %s:\n", args[0])
-			for _, f := range files {
-				fmt.Fprintf(g.streams.Out, "%s\n", f)
-			}
+			err = f.print(g.streams.Out, out, func(w io.Writer) error {
+				for _, name := range files {
+					if _, err := fmt.Fprintf(w, "%s\n", name); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
 			fmt.Fprintf(g.streams.Err, "Next: addonpack build %s\n", args[0])
-			return nil
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&opts.Name, "name", "", "add-on name (a DNS-1123 label); default: the directory name")
+	addFormat(cmd, &f, true)
 	return cmd
 }

@@ -37,7 +37,8 @@ func addFormat(cmd *cobra.Command, f *format, short bool) {
 	}
 }
 
-// print writes v as indented JSON, or calls text for the human form.
+// print writes v as indented JSON, or calls text for the human form
+// (specs/cli-output.md describes each command's JSON).
 func (f format) print(w io.Writer, v any, text func(io.Writer) error) error {
 	if f == formatJSON {
 		enc := json.NewEncoder(w)

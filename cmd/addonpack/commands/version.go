@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 
@@ -49,13 +50,23 @@ func versionOf(linked string, bi *debug.BuildInfo) string {
 }
 
 func newVersion(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var f format
+	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print addonpack's version",
 		Args:  exactArgs(0),
 		RunE: func(*cobra.Command, []string) error {
-			_, err := fmt.Fprintf(g.streams.Out, "addonpack %s %s %s/%s\n", buildVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			return err
+			v := struct {
+				Version  string `json:"version"`
+				Go       string `json:"go"`
+				Platform string `json:"platform"`
+			}{buildVersion(), runtime.Version(), runtime.GOOS + "/" + runtime.GOARCH}
+			return f.print(g.streams.Out, v, func(w io.Writer) error {
+				_, err := fmt.Fprintf(w, "addonpack %s %s %s\n", v.Version, v.Go, v.Platform)
+				return err
+			})
 		},
 	}
+	addFormat(cmd, &f, true)
+	return cmd
 }

@@ -1,0 +1,150 @@
+package commands_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/addonpack/addonpack/testregistry"
+)
+
+// TestJSONShapes runs every command that prints data with --format json in
+// the quick start's world and keeps the shape of what it prints — keys and
+// value types, lists merged over their elements — in a golden file
+// (testdata/json-shapes.golden; -update rewrites it). specs/cli-output.md
+// describes the same shapes; a change here is a change of the CLI's contract.
+func TestJSONShapes(t *testing.T) {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := testregistry.New(t)
+	_, port, _ := strings.Cut(reg.Host(), ":")
+	host := "localhost:" + port
+	env := map[string]string{"HOME": t.TempDir()}
+	world := helpWorld(t, env, host)
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(world)); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	signEnv := map[string]string{"HOME": env["HOME"], "COSIGN_PASSWORD": "secret"}
+	ref := host + "/addons/hello:0.1.0"
+	cmds := []struct {
+		env  map[string]string
+		args []string
+	}{
+		{env, []string{"version"}},
+		{env, []string{"init", "fresh"}},
+		{env, []string{"build", "./hello"}},
+		{signEnv, []string{"keygen", "--output-key-prefix", "other"}},
+		{signEnv, []string{"push", "./hello", ref, "--key", "release.key"}},
+		{env, []string{"inspect", ref}},
+		{env, []string{"verify", ref, "--key", "release.pub", "--require-provenance"}},
+		{env, []string{"verify", ref, host + "/addons/hello:0.2.0", "--key", "release.pub"}},
+		{env, []string{"pull", ref, "-o", "pulled", "--key", "release.pub"}},
+		{signEnv, []string{"sign", ref, "--key", "release.key", "-a", "team=dns"}},
+		{signEnv, []string{"attest", ref, "--key", "release.key", "--predicate", "sbom.spdx.json", "--type", "spdxjson"}},
+		{env, []string{"copy", ref, host + "/mirror/hello", "--key", "release.pub"}},
+		{env, []string{"config", "defaults", ref, "--key", "release.pub"}},
+		{env, []string{"render", ref, "--key", "release.pub"}},
+	}
+	var b strings.Builder
+	for _, c := range cmds {
+		r := run(t, c.env, append(c.args, "--format", "json")...)
+		if r.code != 0 {
+			t.Fatalf("%v: %+v", c.args, r)
+		}
+		var v any
+		if err := json.Unmarshal([]byte(r.out), &v); err != nil {
+			t.Fatalf("%v --format json is not JSON: %v\n%s", c.args, err, r.out)
+		}
+		if c.args[0] == "render" {
+			// The items are the add-on's own objects: only what every
+			// Kubernetes object has is the CLI's shape.
+			v.(map[string]any)["items"] = []any{map[string]any{"apiVersion": "", "kind": "", "metadata": map[string]any{"name": ""}}}
+		}
+		fmt.Fprintf(&b, "## addonpack %s\n%s\n\n", shapeName(c.args), shape(v, ""))
+	}
+	t.Chdir(wd)
+	golden(t, "json-shapes.golden", b.String())
+}
+
+// shapeName names a command line in the golden file.
+func shapeName(args []string) string {
+	switch {
+	case args[0] == "config":
+		return "config " + args[1]
+	case args[0] == "verify" && !strings.HasPrefix(args[2], "-"):
+		return "verify REF REF..."
+	case args[0] == "verify":
+		return "verify REF"
+	}
+	return args[0]
+}
+
+// shape describes v's structure: object keys (sorted) with the shape of
+// their values, list element shapes merged, scalars by type.
+func shape(v any, indent string) string {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 0 {
+			return "{}"
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var b strings.Builder
+		b.WriteString("{\n")
+		for _, k := range keys {
+			fmt.Fprintf(&b, "%s  %s: %s\n", indent, k, shape(x[k], indent+"  "))
+		}
+		b.WriteString(indent + "}")
+		return b.String()
+	case []any:
+		if len(x) == 0 {
+			return "[]"
+		}
+		merged := x[0]
+		for _, e := range x[1:] {
+			merged = merge(merged, e)
+		}
+		return "[" + shape(merged, indent) + "]"
+	case string:
+		return "string"
+	case float64:
+		return "number"
+	case bool:
+		return "bool"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// merge unions the keys of two objects (recursively), so a list's shape
+// shows every key any element has.
+func merge(a, b any) any {
+	ma, okA := a.(map[string]any)
+	mb, okB := b.(map[string]any)
+	if !okA || !okB {
+		return a
+	}
+	out := map[string]any{}
+	for k, v := range ma {
+		out[k] = v
+	}
+	for k, v := range mb {
+		if old, ok := out[k]; ok {
+			out[k] = merge(old, v)
+		} else {
+			out[k] = v
+		}
+	}
+	return out
+}
