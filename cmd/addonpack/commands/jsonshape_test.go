@@ -51,6 +51,9 @@ func TestJSONShapes(t *testing.T) {
 		{env, []string{"copy", ref, host + "/mirror/hello", "--key", "release.pub"}},
 		{env, []string{"config", "defaults", ref, "--key", "release.pub"}},
 		{env, []string{"render", ref, "--key", "release.pub"}},
+		{env, []string{"versions", host + "/addons/hello"}},
+		{env, []string{"lock", "addons.yaml", "--key", "release.pub"}},
+		{env, []string{"prune", host + "/addons/hello", "--keep", "1"}},
 	}
 	var b strings.Builder
 	for _, c := range cmds {
