@@ -203,13 +203,20 @@ func TestResolveFallsBackToGET(t *testing.T) {
 	}
 }
 
-func TestUnreachable(t *testing.T) {
+// closedHost returns a loopback "127.0.0.1:port" where nothing listens.
+func closedHost(t *testing.T) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	host := l.Addr().String()
 	l.Close() // nothing listens there any more
+	return host
+}
+
+func TestUnreachable(t *testing.T) {
+	host := closedHost(t)
 	a := buildArtifact(t, "a", "x")
 	ref := mustParse(t, host+"/addon:v1")
 	for name, opts := range map[string]Options{"probe": {}, "plain": {PlainHTTP: true}} {

@@ -2,7 +2,6 @@ package registry
 
 import (
 	"errors"
-	"net"
 	"strings"
 	"testing"
 )
@@ -61,12 +60,7 @@ func TestCloseTags(t *testing.T) {
 
 // TestNothingListening: a connection refused says nothing is listening.
 func TestNothingListening(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	host := l.Addr().String()
-	l.Close()
+	host := closedHost(t)
 	for _, h := range []string{host, strings.Replace(host, "127.0.0.1", "localhost", 1)} {
 		_, err := newTestClient(t, Options{}).Resolve(t.Context(), mustParse(t, h+"/addons/hello:0.1.0"))
 		if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "nothing is listening") || !strings.Contains(err.Error(), h) {
