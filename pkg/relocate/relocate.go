@@ -66,7 +66,7 @@ type Result struct {
 func Copy(ctx context.Context, c *registry.Client, src, dst registry.Reference, opts Options) (*Result, error) {
 	root, err := c.Resolve(ctx, src)
 	if err != nil {
-		return nil, err
+		return nil, c.ExplainNotFound(ctx, src, err)
 	}
 	res := &Result{Source: src.String(), Digest: root.Digest}
 	if opts.Policy != nil {

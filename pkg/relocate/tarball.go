@@ -32,7 +32,7 @@ var cosignTag = regexp.MustCompile(`^[a-z0-9]+-[a-f0-9]{32,}(\.[a-z]+)?$`)
 func ToTarball(ctx context.Context, c *registry.Client, src registry.Reference, path string, opts Options) (*Result, error) {
 	root, err := c.Resolve(ctx, src)
 	if err != nil {
-		return nil, err
+		return nil, c.ExplainNotFound(ctx, src, err)
 	}
 	res := &Result{Source: src.String(), Destination: path, Digest: root.Digest}
 	if opts.Policy != nil {

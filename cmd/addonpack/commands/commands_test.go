@@ -157,6 +157,7 @@ func TestExitCodes(t *testing.T) {
 		{"not an add-on", []string{"build", dir}, commands.ExitInvalid, []string{"addon.yaml: missing"}},
 		{"missing source dir", []string{"build", filepath.Join(dir, "nope")}, commands.ExitNotFound, []string{"nope"}},
 		{"unknown tag", []string{"pull", reg.Host() + "/addons/hello:9.9.9", "-o", filepath.Join(dir, "o"), "--insecure-skip-verify"}, commands.ExitNotFound, []string{"addons/hello:9.9.9", `has no tag "9.9.9"`, "closest of its 1 tags: 0.1.0"}},
+		{"copy of an unknown tag", []string{"copy", reg.Host() + "/addons/hello:0.1.1", reg.Host() + "/mirror/hello", "--insecure-skip-verify"}, commands.ExitNotFound, []string{`has no tag "0.1.1"`, "0.1.0"}},
 		{"unknown repository", []string{"render", reg.Host() + "/addons/hellp:0.1.0", "--insecure-skip-verify"}, commands.ExitNotFound, []string{"repository " + reg.Host() + "/addons/hellp does not exist"}},
 		{"unreachable registry", []string{"inspect", closed + "/addons/hello:0.1.0"}, commands.ExitUnreachable, []string{closed, "nothing is listening"}},
 		{"target not empty", []string{"pull", reg.Host() + "/addons/hello:0.1.0", "-o", nonEmpty, "--insecure-skip-verify"}, commands.ExitConflict, []string{nonEmpty, "--force"}},
