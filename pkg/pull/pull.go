@@ -33,6 +33,10 @@ type Options struct {
 	// before anything else is fetched; an error stops the pull. This is
 	// where signature and provenance verification plugs in.
 	Verify func(ctx context.Context, desc ocispec.Descriptor) error
+	// Claim, when set, is what the reference says about the add-on (its
+	// repository names it, a semver tag its version): the signed config
+	// blob must agree (spec.Claim.Check) before the package is used.
+	Claim *spec.Claim
 }
 
 // Result describes a completed pull.
@@ -59,7 +63,7 @@ func Pull(ctx context.Context, src artifact.Source, dir string, opts Options) (*
 	}
 	cfg := make(chan config, 1)
 	go func() {
-		l, err := m.LoadConfig(ctx, src)
+		l, err := loadConfig(ctx, src, m, opts)
 		if err != nil {
 			cancel() // stop the layer: the pull fails anyway
 		}
@@ -89,7 +93,34 @@ func Load(ctx context.Context, src artifact.Source, opts Options) (*artifact.Loa
 	if err != nil {
 		return nil, err
 	}
-	return m.LoadConfig(ctx, src)
+	return loadConfig(ctx, src, m, opts)
+}
+
+// LoadDigest fetches the manifest and config of desc, which the caller
+// resolved and verified already, and checks them against opts.Claim
+// (opts.Verify is not run).
+func LoadDigest(ctx context.Context, src artifact.Source, desc ocispec.Descriptor, opts Options) (*artifact.Loaded, error) {
+	m, err := artifact.LoadManifest(ctx, src, desc, nil)
+	if err != nil {
+		return nil, err
+	}
+	return loadConfig(ctx, src, m, opts)
+}
+
+// loadConfig is where the consumer path reads the verified config blob, and
+// so where the reference is bound to it: with opts.Claim, an add-on that is
+// not the one the reference names is refused before its package is used.
+func loadConfig(ctx context.Context, src artifact.Source, m *artifact.LoadedManifest, opts Options) (*artifact.Loaded, error) {
+	l, err := m.LoadConfig(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Claim != nil {
+		if err := opts.Claim.Check(src.Name(), l.Addon, l.Manifest.Annotations); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
 }
 
 // loadManifest resolves src once and runs opts.Verify on the digest before

@@ -13,10 +13,12 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
 
+	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/build"
 	"github.com/addonpack/addonpack/pkg/layout"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/sign"
+	"github.com/addonpack/addonpack/pkg/spec"
 )
 
 // Pusher is the registry side of a push.
@@ -31,6 +33,12 @@ type Options struct {
 	// Sign, when set, signs and attests the pushed artifact. The Pusher
 	// must then be a *registry.Client.
 	Sign *SignOptions
+	// Name is the add-on the destination repository holds when its last
+	// path element is not the add-on's name (a mirror that renames). The
+	// destination must name the add-on that is pushed, and a semver tag
+	// its version, as consumers require (spec.Claim): a push they would
+	// refuse is refused before anything is uploaded.
+	Name string
 }
 
 // Result describes what was pushed.
@@ -52,6 +60,10 @@ type opened struct {
 	build  *build.Result // nil for a prebuilt layout
 	layout bool
 	close  func() error // releases the store, if it needs it
+	// addon and annotations are the config blob's add-on and the manifest's
+	// annotations: what the destination reference must name.
+	addon       *spec.Addon
+	annotations map[string]string
 }
 
 func (o *opened) release() {
@@ -99,6 +111,10 @@ func Push(ctx context.Context, dst Pusher, src string, ref registry.Reference, o
 		return nil, join(err)
 	}
 	defer o.release()
+	claim := spec.Claim{Repository: ref.Repository, Tag: ref.Tag, Name: opts.Name}
+	if err := claim.Check(ref.String(), o.addon, o.annotations); err != nil {
+		return nil, join(fmt.Errorf("push %s: %w", src, err))
+	}
 	select { // the unlock may already have failed: then upload nothing
 	case uerr := <-unlocked:
 		unlocked = nil
@@ -143,7 +159,12 @@ func open(ctx context.Context, src string, opts Options) (*opened, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &opened{store: store, root: root, layout: true}, nil
+		path, _ := layout.Split(src)
+		l, err := artifact.LoadDigest(ctx, &artifact.Layout{Path: path, Store: store, Root: root}, root)
+		if err != nil {
+			return nil, err
+		}
+		return &opened{store: store, root: root, layout: true, addon: l.Addon, annotations: l.Manifest.Annotations}, nil
 	}
 	store, err := build.NewSpool("")
 	if err != nil {
@@ -154,5 +175,5 @@ func open(ctx context.Context, src string, opts Options) (*opened, error) {
 		store.Close()
 		return nil, err
 	}
-	return &opened{store: store, root: res.Manifest, build: res, close: store.Close}, nil
+	return &opened{store: store, root: res.Manifest, build: res, close: store.Close, addon: res.Addon, annotations: res.Annotations}, nil
 }

@@ -11,7 +11,6 @@ import (
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content/oci"
 
-	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
 )
@@ -57,15 +56,6 @@ func imageRef(img string) (registry.Reference, error) {
 // registry.internal/addons/hello/hashicorp/http-echo.
 func ImageRepository(dst registry.Reference, image registry.Reference) registry.Reference {
 	return registry.Reference{Registry: dst.Registry, Repository: dst.Repository + "/" + image.Repository}
-}
-
-// addonImages returns spec.images of the artifact root in src.
-func addonImages(ctx context.Context, src artifact.Source, root ocispec.Descriptor) ([]string, error) {
-	l, err := artifact.LoadDigest(ctx, src, root)
-	if err != nil {
-		return nil, err
-	}
-	return l.Addon.Spec.Images, nil
 }
 
 // imageSource finds one image to copy: where to read it and its manifest.

@@ -30,6 +30,9 @@ type Options struct {
 	// and stores a relocation Record there (an OCI referrer of the add-on)
 	// from which render rewrites image references (Record.Rewrite).
 	Images bool
+	// Name is the add-on the source and destination repositories hold
+	// when their last path element is not its name (verify.Claim).
+	Name string
 }
 
 func (o Options) maxReferrers() int {
@@ -74,16 +77,17 @@ func Copy(ctx context.Context, c *registry.Client, src, dst registry.Reference, 
 			return res, fmt.Errorf("copy %s: at the source: %w", src.WithDigest(root.Digest), err)
 		}
 	}
+	loaded, err := bind(ctx, artifact.Remote{Client: c, Ref: src}, root, opts, src, destination(dst, src.Tag))
+	if err != nil {
+		return res, err
+	}
 	items, err := plan(ctx, remoteSource{c: c, ref: src}, root, src.Tag, opts.maxReferrers())
 	if err != nil {
 		return res, fmt.Errorf("copy %s: %w", src.WithDigest(root.Digest), err)
 	}
 	var images imageCopier
 	if opts.Images {
-		list, err := addonImages(ctx, artifact.Remote{Client: c, Ref: src}, root)
-		if err != nil {
-			return res, err
-		}
+		list := loaded.Addon.Spec.Images
 		images = func(ctx context.Context, repo registry.Reference) ([]ImageMapping, []Item, error) {
 			return copyImages(ctx, c, list, fromRegistry(c), repo, opts.maxReferrers())
 		}

@@ -40,6 +40,10 @@ func ToTarball(ctx context.Context, c *registry.Client, src registry.Reference, 
 			return res, fmt.Errorf("copy %s: %w", src.WithDigest(root.Digest), err)
 		}
 	}
+	loaded, err := bind(ctx, artifact.Remote{Client: c, Ref: src}, root, opts, src)
+	if err != nil {
+		return res, err
+	}
 	tag := src.Tag
 	if tag == "" {
 		tag = DefaultTag
@@ -52,9 +56,7 @@ func ToTarball(ctx context.Context, c *registry.Client, src registry.Reference, 
 	res.Items, res.Tag = items, tag
 	var images []string
 	if opts.Images {
-		if images, err = addonImages(ctx, artifact.Remote{Client: c, Ref: src}, root); err != nil {
-			return res, err
-		}
+		images = loaded.Addon.Spec.Images
 	}
 	dir, err := os.MkdirTemp(filepath.Dir(path), "."+filepath.Base(path)+".layout-*")
 	if err != nil {
@@ -124,12 +126,13 @@ func FromTarball(ctx context.Context, c *registry.Client, spec string, dst regis
 	if tag == DefaultTag && dst.Tag == "" {
 		items[0].Tag = "" // the layout's placeholder tag is not carried over
 	}
+	loaded, err := bind(ctx, &artifact.Layout{Path: path, Store: store, Root: root}, root, opts, destination(dst, items[0].Tag))
+	if err != nil {
+		return res, err
+	}
 	var images imageCopier
 	if opts.Images {
-		list, err := addonImages(ctx, &artifact.Layout{Path: path, Store: store, Root: root}, root)
-		if err != nil {
-			return res, err
-		}
+		list := loaded.Addon.Spec.Images
 		images = func(ctx context.Context, repo registry.Reference) ([]ImageMapping, []Item, error) {
 			return copyImages(ctx, c, list, fromLayout(ls), repo, opts.maxReferrers())
 		}

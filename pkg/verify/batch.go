@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/addonpack/addonpack/pkg/registry"
 )
@@ -36,6 +37,10 @@ type BatchOptions struct {
 	// without fetching signatures, and records new successes.
 	Memo   Memo
 	MaxAge time.Duration
+	// Then, when set, runs on every digest that passed (remembered or
+	// not); its error fails the reference. The CLI checks there that the
+	// signed add-on is the one the reference names.
+	Then func(ctx context.Context, ref registry.Reference, desc ocispec.Descriptor) error
 }
 
 // Outcome is the verdict on one reference of a batch.
@@ -93,9 +98,18 @@ func one(ctx context.Context, c *registry.Client, ref registry.Reference, p *Pol
 	}
 	oc.Digest = desc.Digest
 	key := memoKey(pd, ref)
+	then := func() Outcome {
+		if o.Then != nil {
+			if err := o.Then(ctx, ref, desc); err != nil {
+				oc.Verified = false
+				return fail(err)
+			}
+		}
+		return oc
+	}
 	if age := p.CachedPassAge(ref, time.Now(), o.MaxAge); o.Memo != nil && age > 0 && o.Memo.Verified(desc.Digest, key, age) {
 		oc.Verified, oc.Cached = true, true
-		return oc
+		return then()
 	}
 	res, err := verify(ctx, Target{Client: c, Ref: ref}, desc, p, pd, options{now: time.Now()})
 	oc.Result = res
@@ -108,5 +122,5 @@ func one(ctx context.Context, c *registry.Client, ref registry.Reference, p *Pol
 			return fail(err)
 		}
 	}
-	return oc
+	return then()
 }

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/addonpack/addonpack/pkg/keys"
+	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/specs"
 )
 
@@ -48,6 +49,10 @@ type policyFile struct {
 			PredicateTypes     []string `json:"predicateTypes"`
 		} `json:"provenance"`
 	} `json:"scopes"`
+	Names []struct {
+		Repository string `json:"repository"`
+		Name       string `json:"name"`
+	} `json:"names"`
 	Limits struct {
 		MaxSignatures int   `json:"maxSignatures"`
 		MaxBlobSize   int64 `json:"maxBlobSize"`
@@ -122,6 +127,19 @@ func ParsePolicy(ctx context.Context, raw []byte, name string, getenv func(strin
 			sc.Keys = append(sc.Keys, k)
 		}
 		p.Scopes = append(p.Scopes, sc)
+	}
+	for _, n := range f.Names {
+		ref, err := registry.ParseReference(n.Repository)
+		if err != nil || ref.Tag != "" || ref.Digest != "" {
+			return nil, fmt.Errorf("policy %s: %w: names: repository %q is not registry/repository", name, ErrPolicy, n.Repository)
+		}
+		if p.Names == nil {
+			p.Names = map[string]string{}
+		}
+		if _, dup := p.Names[ref.Repo()]; dup {
+			return nil, fmt.Errorf("policy %s: %w: names: repository %q listed twice", name, ErrPolicy, n.Repository)
+		}
+		p.Names[ref.Repo()] = n.Name
 	}
 	if err := p.validate(); err != nil {
 		return nil, fmt.Errorf("policy %s: %w", name, err)

@@ -30,6 +30,11 @@ type Policy struct {
 	// prefix wins ("" matches every reference).
 	Scopes []Scope
 	Limits Limits
+	// Names maps a repository ("registry/repository", canonical) to the
+	// add-on it holds when its last path element is not the add-on's name
+	// (a mirror that renames; specs/policy.md). It binds references to
+	// signed add-ons (Claim) and does not change what signatures verify.
+	Names map[string]string
 }
 
 // Scope is the policy for the references under Prefix.
@@ -122,7 +127,7 @@ func PolicyFromKeys(ctx context.Context, refs []string, opts KeyOptions) (*Polic
 // WithProvenance returns a copy of p whose scopes also require r (the
 // command line's --require-provenance, --builder-id, --source-repo).
 func (p *Policy) WithProvenance(r ProvenanceRules) *Policy {
-	q := &Policy{Limits: p.Limits, Scopes: make([]Scope, len(p.Scopes))}
+	q := &Policy{Limits: p.Limits, Names: p.Names, Scopes: make([]Scope, len(p.Scopes))}
 	for i, s := range p.Scopes {
 		s.Provenance.Required = s.Provenance.Required || r.Required
 		if len(r.BuilderIDs) > 0 {

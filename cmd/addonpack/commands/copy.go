@@ -34,7 +34,11 @@ referrers of those.
 
 With --key or --policy the source is verified before anything is written, and the copy is
 verified at the destination under the same policy before DST's tag (default: SRC's tag) is
-set: a tag never points at a copy that does not verify (exit code 9).
+set: a tag never points at a copy that does not verify (exit code 9). SRC and DST must name
+the add-on that is copied, as consumers require (specs/artifact.md section 11.6): each
+repository's last path element is its metadata.name (or --name, or the policy's names, for a
+mirror that renames) and a semver tag its spec.version; a copy consumers of DST would refuse
+fails before anything is written, even with --insecure-skip-verify.
 
 Across an air gap: --to-tarball FILE writes SRC and all of the above as an OCI image layout
 tarball (the cosign tags as tags of index.json, referrers as untagged manifests); on the
@@ -84,7 +88,7 @@ and the record is written by --from-tarball --images.`,
 			if p == nil {
 				fmt.Fprintln(g.streams.Err, "Warning: --insecure-skip-verify: the copy is not verified at the source nor at the destination")
 			}
-			opts := relocate.Options{Policy: p, MaxReferrers: maxReferrers, Images: images}
+			opts := relocate.Options{Policy: p, MaxReferrers: maxReferrers, Images: images, Name: vf.name}
 			var res *relocate.Result
 			switch {
 			case toTarball != "":

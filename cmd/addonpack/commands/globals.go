@@ -227,7 +227,11 @@ func (g *globals) consumeArg(ctx context.Context, a locate.Arg, vf *verifyFlags)
 	if err != nil {
 		return nil, pull.Options{}, err
 	}
-	return src, pull.Options{Verify: hook}, nil
+	claim, err := vf.claim(ctx, g, a.Ref)
+	if err != nil {
+		return nil, pull.Options{}, err
+	}
+	return src, pull.Options{Verify: hook, Claim: claim}, nil
 }
 
 // open opens ARG as a package to configure and render: an add-on source

@@ -1,13 +1,20 @@
 package commands
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/addonpack/addonpack/pkg/artifact"
+	"github.com/addonpack/addonpack/pkg/locate"
+	"github.com/addonpack/addonpack/pkg/verify"
 )
 
 func newInspect(g *globals) *cobra.Command {
-	var f format
+	var (
+		f    format
+		name string
+	)
 	cmd := &cobra.Command{
 		Use:   "inspect REF|LAYOUT",
 		Short: "Show an add-on artifact's metadata without downloading its content",
@@ -26,10 +33,19 @@ dependencies, images, annotations and layers. The content layer is not downloade
 			if err != nil {
 				return err
 			}
+			// inspect verifies nothing and shows what is there, so a
+			// reference that names another add-on is a warning, not a
+			// refusal: it is how a substitution is diagnosed.
+			if a, err := g.locate(args[0]); err == nil && a.Kind == locate.Reference {
+				if err := verify.Claim(a.Ref, name, nil).Check(a.Ref.String(), loaded.Addon, loaded.Manifest.Annotations); err != nil {
+					fmt.Fprintf(g.streams.Err, "Warning: %v; consumers refuse it (exit 9)\n", err)
+				}
+			}
 			info := loaded.Info()
 			return f.print(g.streams.Out, info, info.WriteText)
 		},
 	}
+	cmd.Flags().StringVar(&name, "name", "", "the add-on the reference should hold, when its repository is named otherwise (only warns)")
 	addFormat(cmd, &f, true)
 	return cmd
 }

@@ -18,6 +18,7 @@ func newPush(g *globals) *cobra.Command {
 		sf        signFlags
 		builderID string
 		prefix    string
+		name      string
 		lf        = newLimitFlags()
 	)
 	cmd := &cobra.Command{
@@ -26,6 +27,11 @@ func newPush(g *globals) *cobra.Command {
 		Long: `push builds DIR exactly as 'addonpack build' does — or takes an OCI layout directory or
 tarball written by 'addonpack build -o/--tarball' ("PATH" or "PATH:TAG") — and pushes it
 to REF, uploading only the blobs the registry does not have. It prints REPO@sha256:….
+
+REF must name what is pushed, as consumers require (specs/artifact.md section 11.6): its
+repository's last path element is the add-on's metadata.name (or --name, for a mirror that
+renames) and a tag that is a semantic version is spec.version ('_' for '+'); other tags
+(latest, stable) claim no version. A push consumers would refuse fails first (exit 9).
 
 Registries on loopback (localhost, 127.0.0.0/8, [::1]) are reached over plain HTTP
 unless they speak TLS; any other registry needs HTTPS or --plain-http.
@@ -72,7 +78,7 @@ per add-on; a failure does not stop the others, and the first one sets the exit 
 				return err
 			}
 			bopts.Limits = &limits
-			popts := push.Options{Build: bopts}
+			popts := push.Options{Build: bopts, Name: name}
 			if sf.key != "" {
 				if popts.Sign, err = g.pushSignOptions(cmd.Context(), &sf, builderID); err != nil {
 					return err
@@ -94,6 +100,7 @@ per add-on; a failure does not stop the others, and the first one sets the exit 
 		},
 	}
 	sf.add(cmd, "sign the pushed digest and attach SLSA provenance with this private key (file, env://VAR or KMS URI)")
+	cmd.Flags().StringVar(&name, "name", "", "the add-on REF's repository holds when its last path element is not the add-on's name (a mirror that renames); consumers then need the same --name")
 	cmd.Flags().StringVar(&prefix, "prefix", "", "push every DIR to PREFIX/<name>:<version> in one process")
 	cmd.Flags().StringVar(&builderID, "builder-id", "", "provenance builder id (default: from CI environment variables, else addonpack's local builder)")
 	lf.add(cmd)

@@ -49,7 +49,7 @@ hour are answered from the verified-digest cache (--no-cache to check them all a
 				return err
 			}
 			if len(args) > 1 {
-				return g.verifyMany(ctx, args, p, f)
+				return g.verifyMany(ctx, args, p, &vf, f)
 			}
 			c, ref, err := g.resolveTarget(ctx, args[0])
 			if err != nil {
@@ -62,6 +62,12 @@ hour are answered from the verified-digest cache (--no-cache to check them all a
 			res, verr := verify.Verify(ctx, verify.Target{Client: c, Ref: ref}, desc, p)
 			if res == nil {
 				return verr
+			}
+			if verr == nil {
+				// The signatures are good: is this the add-on REF names?
+				if verr = g.checkClaim(ctx, c, ref, desc, &vf); verr != nil {
+					res.Verified, res.Reasons = false, append(res.Reasons, verr.Error())
+				}
 			}
 			if f == formatJSON {
 				enc := json.NewEncoder(g.streams.Out)

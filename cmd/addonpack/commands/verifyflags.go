@@ -12,6 +12,7 @@ import (
 
 	"github.com/addonpack/addonpack/pkg/cache"
 	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/spec"
 	"github.com/addonpack/addonpack/pkg/verify"
 )
 
@@ -26,6 +27,12 @@ type verifyFlags struct {
 	rules      verify.ProvenanceRules
 	limits     verify.Limits
 	skip       bool // consumers only: --insecure-skip-verify
+	name       string
+
+	// the policy, built once per command by policy()
+	built  bool
+	pol    *verify.Policy
+	polErr error
 }
 
 func (v *verifyFlags) add(cmd *cobra.Command, consumer bool) {
@@ -38,13 +45,35 @@ func (v *verifyFlags) add(cmd *cobra.Command, consumer bool) {
 	fl.StringArrayVar(&v.rules.PredicateTypes, "require-attestation", nil, "predicate type URI of a further attestation that must be present (repeatable)")
 	fl.IntVar(&v.limits.MaxSignatures, "max-signatures", 0, fmt.Sprintf("most signatures plus attestations to examine; more fails (default %d)", verify.DefaultMaxSignatures))
 	fl.Int64Var(&v.limits.MaxBlobSize, "max-blob-size", 0, fmt.Sprintf("largest signature/attestation blob to fetch, in bytes (default %d)", verify.DefaultMaxBlobSize))
+	fl.StringVar(&v.name, "name", "", "the add-on (metadata.name) the reference must hold, for a repository named otherwise (a mirror that renames); default: the repository's last path element")
 	if consumer {
 		fl.BoolVar(&v.skip, "insecure-skip-verify", false, "do not verify signatures: integrity (digests) only, no authenticity")
 	}
 }
 
-// policy builds the policy the flags describe; nil with --insecure-skip-verify.
+// policy builds the policy the flags describe, once; nil with
+// --insecure-skip-verify.
 func (v *verifyFlags) policy(ctx context.Context, g *globals) (*verify.Policy, error) {
+	if !v.built {
+		v.pol, v.polErr = v.buildPolicy(ctx, g)
+		v.built = true
+	}
+	return v.pol, v.polErr
+}
+
+// claim is what ref must hold: the add-on --name or the policy's names
+// give, else the one its repository names, at the version a semver tag
+// names (specs/artifact.md section 11.6).
+func (v *verifyFlags) claim(ctx context.Context, g *globals, ref registry.Reference) (*spec.Claim, error) {
+	p, err := v.policy(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	c := verify.Claim(ref, v.name, p)
+	return &c, nil
+}
+
+func (v *verifyFlags) buildPolicy(ctx context.Context, g *globals) (*verify.Policy, error) {
 	trusted := len(v.keyRefs) > 0 || v.policyPath != ""
 	switch {
 	case v.skip && trusted:
