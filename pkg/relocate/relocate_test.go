@@ -157,7 +157,7 @@ func TestCopyRefuses(t *testing.T) {
 		t.Fatalf("a capped copy wrote the artifact: %v", err)
 	}
 	// A destination pinning another digest is refused.
-	bad := registry.Reference{Registry: host, Repository: "x/y", Digest: digest.FromString("other")}
+	bad := registry.Reference{Registry: host, Repository: "x/hello", Digest: digest.FromString("other")}
 	if _, err := relocate.Copy(ctx, c, src, bad, relocate.Options{}); !errors.Is(err, errdef.ErrDigestMismatch) {
 		t.Fatalf("pinned destination: %v", err)
 	}

@@ -94,7 +94,7 @@ func TestCosignInterop(t *testing.T) {
 			})
 
 			t.Run("addonpack verifies cosign's signature and attestation", func(t *testing.T) {
-				ref := host + "/addons/by-cosign:0.1.0"
+				ref := host + "/by-cosign/hello:0.1.0"
 				p := run(t, nil, "push", src, ref)
 				if p.code != 0 {
 					t.Fatalf("push: %+v", p)

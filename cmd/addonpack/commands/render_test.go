@@ -40,7 +40,7 @@ func TestRenderVerbs(t *testing.T) {
 	reg := testregistry.New(t)
 	home := t.TempDir()
 	env := map[string]string{"HOME": home, "COSIGN_PASSWORD": "render-test"}
-	ref := reg.Host() + "/addons/coredns:1.11.3"
+	ref := reg.Host() + "/addons/coredns:1.11.3-addonpack.1"
 	if r := run(t, env, "keygen", "--output-key-prefix", filepath.Join(home, "release")); r.code != 0 {
 		t.Fatalf("keygen: %+v", r)
 	}

@@ -102,10 +102,10 @@ func TestSignedPushAndVerify(t *testing.T) {
 					t.Fatalf("verify --require-attestation: %+v", r)
 				}
 				// Unsigned artifact.
-				if r := run(t, nil, "push", src, host+"/addons/unsigned:0.1.0"); r.code != 0 {
+				if r := run(t, nil, "push", src, host+"/unsigned/hello:0.1.0"); r.code != 0 {
 					t.Fatalf("push: %+v", r)
 				}
-				if r := run(t, nil, "verify", host+"/addons/unsigned:0.1.0", "--key", prefix+".pub"); r.code != commands.ExitVerify || !strings.Contains(r.err, "no signatures found") {
+				if r := run(t, nil, "verify", host+"/unsigned/hello:0.1.0", "--key", prefix+".pub"); r.code != commands.ExitVerify || !strings.Contains(r.err, "no signatures found") {
 					t.Fatalf("unsigned: %+v", r)
 				}
 			})
