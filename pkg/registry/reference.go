@@ -21,7 +21,7 @@ type Reference struct {
 
 // ParseReference parses "registry/repository[:tag][@digest]". The registry
 // part is mandatory (there is no docker.io default) and no tag is implied;
-// its host is lower-cased.
+// its host is canonical (CanonicalHost).
 // Errors wrap ErrInvalidReference and name the input.
 func ParseReference(s string) (Reference, error) {
 	base, dgst, hasDigest := strings.Cut(s, "@")
@@ -32,9 +32,13 @@ func ParseReference(s string) (Reference, error) {
 	if err != nil {
 		return Reference{}, fmt.Errorf("%w %q: %w", ErrInvalidReference, s, err)
 	}
-	// Host names are case-insensitive: one spelling, so that scopes, cache
-	// keys and comparisons see one registry.
-	ref := Reference{Registry: strings.ToLower(r.Registry), Repository: r.Repository, Tag: r.Reference}
+	// One spelling per registry, so that scopes, cache keys and
+	// comparisons see one registry.
+	host, err := canonicalHost(r.Registry)
+	if err != nil {
+		return Reference{}, fmt.Errorf("%w %q: %w", ErrInvalidReference, s, err)
+	}
+	ref := Reference{Registry: host, Repository: r.Repository, Tag: r.Reference}
 	if hasDigest {
 		d, err := digest.Parse(dgst)
 		if err != nil {

@@ -25,7 +25,7 @@ func TestParseReference(t *testing.T) {
 		{in: "localhost/addon", want: Reference{Registry: "localhost", Repository: "addon"}},
 		{in: "127.0.0.1:5000/a/b/c:1.0_rc-1", want: Reference{Registry: "127.0.0.1:5000", Repository: "a/b/c", Tag: "1.0_rc-1"}},
 		{in: "[::1]:5000/addon:v1@" + string(testDigest), want: Reference{Registry: "[::1]:5000", Repository: "addon", Tag: "v1", Digest: testDigest}},
-		{in: "registry.example.com:443/team/x.y_z-w", want: Reference{Registry: "registry.example.com:443", Repository: "team/x.y_z-w"}},
+		{in: "registry.example.com:443/team/x.y_z-w", want: Reference{Registry: "registry.example.com", Repository: "team/x.y_z-w"}, str: "registry.example.com/team/x.y_z-w"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -117,5 +117,55 @@ func TestReferenceJSON(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`{"R":"no registry"}`), &back); !errors.Is(err, ErrInvalidReference) {
 		t.Fatalf("Unmarshal of a bad reference: %v", err)
+	}
+}
+
+// TestCanonicalHost: one spelling per registry (issue 17 item 6), so that a
+// policy scope written for one spelling applies to every other.
+func TestCanonicalHost(t *testing.T) {
+	for in, want := range map[string]string{
+		"localhost:5000":            "localhost:5000",
+		"LOCALHOST:5000":            "localhost:5000",
+		"LocalHost:05000":           "localhost:5000",
+		"localhost.:5000":           "localhost:5000",
+		"localhost:443":             "localhost:443", // loopback: the port is probed as written
+		"127.0.0.1:00080":           "127.0.0.1:80",
+		"[::1]:5000":                "[::1]:5000",
+		"[0:0:0:0:0:0:0:1]:05000":   "[::1]:5000",
+		"[0000::0001]":              "[::1]",
+		"[FE80::AB]:5000":           "[fe80::ab]:5000",
+		"Registry.Example.COM":      "registry.example.com",
+		"registry.example.com.":     "registry.example.com",
+		"registry.example.com:443":  "registry.example.com",
+		"registry.example.com:0443": "registry.example.com",
+		"registry.example.com:80":   "registry.example.com:80",
+		"registry.example.com:8443": "registry.example.com:8443",
+		"index.docker.io":           "docker.io",
+		"REGISTRY-1.docker.io:443":  "docker.io",
+		"ghcr.io":                   "ghcr.io",
+	} {
+		got, err := CanonicalHost(in)
+		if err != nil || got != want {
+			t.Errorf("CanonicalHost(%q) = %q, %v; want %q", in, got, err, want)
+		}
+		// Canonical is a fixed point.
+		if again, err := CanonicalHost(got); err != nil || again != got {
+			t.Errorf("CanonicalHost(%q) = %q, %v: not a fixed point", got, again, err)
+		}
+	}
+	for _, in := range []string{"localhost:0", "localhost:65536", "localhost:+5", "localhost:", "[::1", "[::1]x", "[127.0.0.1]:5", "[fe80::1%eth0]:5", "::1", ":5000", "."} {
+		if got, err := CanonicalHost(in); !errors.Is(err, ErrInvalidReference) {
+			t.Errorf("CanonicalHost(%q) = %q, %v; want ErrInvalidReference", in, got, err)
+		}
+	}
+	// In references, before anything else sees them.
+	for _, s := range []string{"LOCALHOST:5000/addons/hello:0.1.0", "localhost:05000/addons/hello:0.1.0", "localhost.:5000/addons/hello:0.1.0"} {
+		ref, err := ParseReference(s)
+		if err != nil || ref.String() != "localhost:5000/addons/hello:0.1.0" {
+			t.Errorf("ParseReference(%q) = %v, %v", s, ref, err)
+		}
+	}
+	if ref, err := ParseReference("[0::1]:05000/addons/hello@sha256:" + strings.Repeat("a", 64)); err != nil || ref.Registry != "[::1]:5000" {
+		t.Errorf("IPv6: %v %v", ref, err)
 	}
 }

@@ -115,7 +115,11 @@ func ParsePolicy(ctx context.Context, raw []byte, name string, getenv func(strin
 	}
 	p := &Policy{Limits: Limits{MaxSignatures: f.Limits.MaxSignatures, MaxBlobSize: f.Limits.MaxBlobSize}}
 	for _, s := range f.Scopes {
-		sc := Scope{Prefix: strings.TrimSuffix(s.Prefix, "/"), Threshold: s.Threshold, Provenance: ProvenanceRules{
+		prefix, err := canonicalPrefix(s.Prefix)
+		if err != nil {
+			return nil, fmt.Errorf("policy %s: %w: scope %q: %w", name, ErrPolicy, s.Prefix, err)
+		}
+		sc := Scope{Prefix: prefix, Threshold: s.Threshold, Provenance: ProvenanceRules{
 			Required: s.Provenance.Required, BuilderIDs: s.Provenance.BuilderIDs,
 			SourceRepositories: s.Provenance.SourceRepositories, PredicateTypes: s.Provenance.PredicateTypes,
 		}}
@@ -176,4 +180,23 @@ type refuseLoader struct{}
 
 func (refuseLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("external $ref %q is not allowed", url)
+}
+
+// canonicalPrefix writes a scope prefix ("registry[/repository…]") with its
+// registry host canonical (registry.CanonicalHost), as references are
+// parsed: "LOCALHOST:05000/addons" is the scope of "localhost:5000/addons/x".
+func canonicalPrefix(prefix string) (string, error) {
+	prefix = strings.TrimSuffix(prefix, "/")
+	if prefix == "" {
+		return "", nil
+	}
+	host, repo, hasRepo := strings.Cut(prefix, "/")
+	host, err := registry.CanonicalHost(host)
+	if err != nil {
+		return "", err
+	}
+	if hasRepo {
+		return host + "/" + repo, nil
+	}
+	return host, nil
 }

@@ -77,3 +77,36 @@ func TestPolicyScopesAndDigest(t *testing.T) {
 		t.Fatal("digest depends on the file name")
 	}
 }
+
+// TestScopeCanonicalHosts: a strict scope applies to every spelling of its
+// registry (issue 17 item 6); the catch-all scope is not a way around it.
+func TestScopeCanonicalHosts(t *testing.T) {
+	p, err := verify.LoadPolicy(context.Background(), filepath.Join("..", "..", "specs", "testdata", "policy", "valid", "names-and-hosts.yaml"), vectorEnv(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ref, want := range map[string]string{
+		"localhost:5000/addons/hello:0.1.0":       "localhost:5000/addons",
+		"LOCALHOST:5000/addons/hello:0.1.0":       "localhost:5000/addons",
+		"localhost:05000/addons/hello:0.1.0":      "localhost:5000/addons",
+		"LocalHost.:005000/addons/hello:0.1.0":    "localhost:5000/addons",
+		"[::1]:5000/addons/hello:0.1.0":           "[::1]:5000/addons",
+		"[0:0:0:0:0:0:0:1]:05000/addons/hello":    "[::1]:5000/addons",
+		"localhost:5001/addons/hello:0.1.0":       "",
+		"localhost:5000/addonsx/hello:0.1.0":      "",
+		"registry.example.com:443/addons/x:0.1.0": "",
+	} {
+		r, err := registry.ParseReference(ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, ok := p.ScopeFor(r)
+		if !ok || s.Prefix != want {
+			t.Errorf("%s: scope %q, want %q", ref, s.Prefix, want)
+		}
+	}
+	r, _ := registry.ParseReference("Mirror.Example.com:443/vendor/hello-addon:0.1.0")
+	if c := verify.Claim(r, "", p); c.ExpectedName() != "hello" {
+		t.Errorf("names: %+v", c)
+	}
+}
