@@ -2,7 +2,9 @@ package relocate
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -10,6 +12,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/sign"
 	"github.com/addonpack/addonpack/pkg/verify"
 )
 
@@ -72,18 +75,18 @@ func Copy(ctx context.Context, c *registry.Client, src, dst registry.Reference, 
 		return nil, c.ExplainNotFound(ctx, src, err)
 	}
 	res := &Result{Source: src.String(), Digest: root.Digest}
-	if opts.Policy != nil {
-		if res.SourceVerification, err = verify.Verify(ctx, verify.Target{Client: c, Ref: src}, root, opts.Policy); err != nil {
-			return res, fmt.Errorf("copy %s: at the source: %w", src.WithDigest(root.Digest), err)
-		}
+	rs := remoteSource{c: c, ref: src}
+	items, err := plan(ctx, rs, root, src.Tag, opts.maxReferrers())
+	if err != nil {
+		return res, fmt.Errorf("copy %s: %w", src.WithDigest(root.Digest), err)
+	}
+	// What is verified is what plan listed, and only that is copied.
+	if res.SourceVerification, err = verifySnapshot(ctx, rs, items, src, root, opts); err != nil {
+		return res, fmt.Errorf("copy %s: at the source: %w", src.WithDigest(root.Digest), err)
 	}
 	loaded, err := bind(ctx, artifact.Remote{Client: c, Ref: src}, root, opts, src, destination(dst, src.Tag))
 	if err != nil {
 		return res, err
-	}
-	items, err := plan(ctx, remoteSource{c: c, ref: src}, root, src.Tag, opts.maxReferrers())
-	if err != nil {
-		return res, fmt.Errorf("copy %s: %w", src.WithDigest(root.Digest), err)
 	}
 	var images imageCopier
 	if opts.Images {
@@ -92,15 +95,25 @@ func Copy(ctx context.Context, c *registry.Client, src, dst registry.Reference, 
 			return copyImages(ctx, c, list, fromRegistry(c), repo, opts.maxReferrers())
 		}
 	}
-	return res, toRegistry(ctx, c, remoteSource{c: c, ref: src}, items, dst, opts, res, images)
+	return res, toRegistry(ctx, c, rs, items, dst, opts, res, images)
+}
+
+// verifySnapshot verifies root under opts.Policy (nil: no verification)
+// against the items plan listed from src, as the repository ref.
+func verifySnapshot(ctx context.Context, src graphSource, items []Item, ref registry.Reference, root ocispec.Descriptor, opts Options) (*verify.Result, error) {
+	if opts.Policy == nil {
+		return nil, nil
+	}
+	return verify.Verify(ctx, verify.Target{Client: snapshot{src: src, items: items}, Ref: ref}, root, opts.Policy)
 }
 
 // imageCopier copies the add-on's images next to repo.
 type imageCopier func(ctx context.Context, repo registry.Reference) ([]ImageMapping, []Item, error)
 
 // toRegistry pushes items to dst's repository: every manifest by digest
-// (cosign tags under their tags), then, after verification, the images and
-// the relocation record, then the artifact's tag.
+// (cosign tags merged into the destination's, pushItem), then, after
+// verification, the images and the relocation record, then the artifact's
+// tag.
 func toRegistry(ctx context.Context, c *registry.Client, src graphSource, items []Item, dst registry.Reference, opts Options, res *Result, images imageCopier) error {
 	root := items[0].Descriptor
 	if dst.Digest != "" && dst.Digest != root.Digest {
@@ -113,12 +126,8 @@ func toRegistry(ctx context.Context, c *registry.Client, src graphSource, items 
 	repo.Tag, repo.Digest = "", ""
 	res.Destination, res.Items = repo.WithDigest(root.Digest).String(), items
 	for _, it := range items {
-		to := repo
-		if it.Kind == KindTag {
-			to.Tag = it.Tag
-		}
-		if _, err := c.Push(ctx, src, it.Descriptor, to); err != nil {
-			return fmt.Errorf("copy %s (%s %s) to %s: %w", res.Source, it.Kind, it.Descriptor.Digest, to, err)
+		if err := pushItem(ctx, c, src, it, repo); err != nil {
+			return fmt.Errorf("copy %s (%s %s) to %s: %w", res.Source, it.Kind, it.Descriptor.Digest, repo, err)
 		}
 	}
 	// Verified before the images are copied: a copy that fails here
@@ -151,4 +160,31 @@ func toRegistry(ctx context.Context, c *registry.Client, src graphSource, items 
 		res.Tag = dst.Tag
 	}
 	return nil
+}
+
+// pushItem pushes one item to repo by digest. A cosign tag is then merged
+// into the destination's: the signatures and attestations under .sig and
+// .att become the union of both (sign.MergeClassic), and any other cosign
+// tag (.sbom) is set only where the destination has none. A mirror's
+// existing signatures are never dropped or replaced.
+func pushItem(ctx context.Context, c *registry.Client, src graphSource, it Item, repo registry.Reference) error {
+	if _, err := c.Push(ctx, src, it.Descriptor, repo); err != nil {
+		return err
+	}
+	if it.Kind != KindTag {
+		return nil
+	}
+	if strings.HasSuffix(it.Tag, "."+sign.TagSuffixSignature) || strings.HasSuffix(it.Tag, "."+sign.TagSuffixAttestation) {
+		_, err := sign.MergeClassic(ctx, sign.Target{Client: c, Ref: repo}, it.Tag, it.Descriptor, src)
+		return err
+	}
+	to := repo
+	to.Tag = it.Tag
+	if _, err := c.Resolve(ctx, to); err == nil {
+		return nil // kept as it is
+	} else if !errors.Is(err, registry.ErrNotFound) {
+		return err
+	}
+	_, err := c.Push(ctx, src, it.Descriptor, to)
+	return err
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/layout"
 	"github.com/addonpack/addonpack/pkg/registry"
-	"github.com/addonpack/addonpack/pkg/verify"
 )
 
 // DefaultTag names the artifact in a tarball when its source reference has
@@ -35,15 +34,6 @@ func ToTarball(ctx context.Context, c *registry.Client, src registry.Reference, 
 		return nil, c.ExplainNotFound(ctx, src, err)
 	}
 	res := &Result{Source: src.String(), Destination: path, Digest: root.Digest}
-	if opts.Policy != nil {
-		if res.SourceVerification, err = verify.Verify(ctx, verify.Target{Client: c, Ref: src}, root, opts.Policy); err != nil {
-			return res, fmt.Errorf("copy %s: %w", src.WithDigest(root.Digest), err)
-		}
-	}
-	loaded, err := bind(ctx, artifact.Remote{Client: c, Ref: src}, root, opts, src)
-	if err != nil {
-		return res, err
-	}
 	tag := src.Tag
 	if tag == "" {
 		tag = DefaultTag
@@ -52,6 +42,13 @@ func ToTarball(ctx context.Context, c *registry.Client, src registry.Reference, 
 	items, err := plan(ctx, rs, root, tag, opts.maxReferrers())
 	if err != nil {
 		return res, fmt.Errorf("copy %s: %w", src.WithDigest(root.Digest), err)
+	}
+	if res.SourceVerification, err = verifySnapshot(ctx, rs, items, src, root, opts); err != nil {
+		return res, fmt.Errorf("copy %s: %w", src.WithDigest(root.Digest), err)
+	}
+	loaded, err := bind(ctx, artifact.Remote{Client: c, Ref: src}, root, opts, src)
+	if err != nil {
+		return res, err
 	}
 	res.Items, res.Tag = items, tag
 	var images []string
@@ -92,7 +89,8 @@ func ToTarball(ctx context.Context, c *registry.Client, src registry.Reference, 
 // spec ("PATH" or "PATH:TAG") to dst with every cosign tag and referrer the
 // layout holds, verifies it there under opts.Policy, and only then sets the
 // tag: dst's, else the layout's. A layout with several non-cosign tags needs
-// PATH:TAG.
+// PATH:TAG. With opts.Policy the layout's own signatures are verified (under
+// dst's scope) before anything is written.
 func FromTarball(ctx context.Context, c *registry.Client, spec string, dst registry.Reference, opts Options) (*Result, error) {
 	path, tag := layout.Split(spec)
 	fi, err := os.Stat(path)
@@ -125,6 +123,11 @@ func FromTarball(ctx context.Context, c *registry.Client, spec string, dst regis
 	}
 	if tag == DefaultTag && dst.Tag == "" {
 		items[0].Tag = "" // the layout's placeholder tag is not carried over
+	}
+	// Verified before anything is written, under the destination's scope:
+	// a tarball that does not verify leaves the destination untouched.
+	if res.SourceVerification, err = verifySnapshot(ctx, ls, items, dst, root, opts); err != nil {
+		return res, fmt.Errorf("copy %s: %w", res.Source, err)
 	}
 	loaded, err := bind(ctx, &artifact.Layout{Path: path, Store: store, Root: root}, root, opts, destination(dst, items[0].Tag))
 	if err != nil {

@@ -150,6 +150,12 @@ func readExisting(ctx context.Context, t Target, tag string) ([]oci.Signature, e
 	if err != nil {
 		return nil, err
 	}
+	return readLayers(ctx, t, ref, desc)
+}
+
+// readLayers returns the layers of the cosign image desc of t's repository
+// (ref names it in messages) as cosign signatures.
+func readLayers(ctx context.Context, t Target, ref registry.Reference, desc ocispec.Descriptor) ([]oci.Signature, error) {
 	raw, err := t.Client.FetchManifest(ctx, ref, desc)
 	if err != nil {
 		return nil, err

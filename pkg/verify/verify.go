@@ -15,8 +15,22 @@ import (
 // Target is the repository an artifact lives in and the client that reaches
 // it; Ref's tag and digest are not used.
 type Target struct {
-	Client *registry.Client
+	Client Reader
 	Ref    registry.Reference
+}
+
+// Reader is what Verify reads signatures and attestations through: a
+// *registry.Client, or a fixed view of what a copy is about to write (so
+// that what is verified is exactly what is copied).
+type Reader interface {
+	// ResolveManifest resolves a tag (cosign's sha256-<hex>.sig/.att) and
+	// returns the manifest bytes; registry.ErrNotFound when there is none.
+	ResolveManifest(ctx context.Context, ref registry.Reference) (ocispec.Descriptor, []byte, error)
+	// Referrers lists the manifests whose subject is subject, of
+	// artifactType, at most max (truncated when there are more).
+	Referrers(ctx context.Context, ref registry.Reference, subject ocispec.Descriptor, artifactType string, max int) ([]ocispec.Descriptor, bool, error)
+	FetchManifest(ctx context.Context, ref registry.Reference, d ocispec.Descriptor) ([]byte, error)
+	FetchBlobBytes(ctx context.Context, ref registry.Reference, d ocispec.Descriptor, max int64) ([]byte, error)
 }
 
 // Option tunes Verify.
