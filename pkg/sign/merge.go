@@ -67,4 +67,3 @@ func MergeClassic(ctx context.Context, t Target, tag string, incoming ocispec.De
 	}
 	return true, writeImage(ctx, t, tag, all)
 }
-
