@@ -32,9 +32,11 @@ OCI referrer (Sigstore bundles, SBOMs), through the referrers API or, on registr
 such as distribution 2.8, the referrers tag schema — then, recursively, the signatures and
 referrers of those.
 
-With --key or --policy the source is verified before anything is written, and the copy is
-verified at the destination under the same policy before DST's tag (default: SRC's tag) is
-set: a tag never points at a copy that does not verify (exit code 9). SRC and DST must name
+With --key or --policy the source (with --from-tarball, the tarball's own signatures) is
+verified before anything is written, against exactly the tags and referrers that are then
+copied, and the copy is verified at the destination under the same policy before DST's tag
+(default: SRC's tag) is set: a tag never points at a copy that does not verify (exit code 9).
+Signatures already at DST are kept: cosign .sig/.att tags are merged, never replaced. SRC and DST must name
 the add-on that is copied, as consumers require (specs/artifact.md section 11.6): each
 repository's last path element is its metadata.name (or --name, or the policy's names, for a
 mirror that renames) and a semver tag its spec.version; a copy consumers of DST would refuse
