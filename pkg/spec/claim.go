@@ -3,11 +3,9 @@ package spec
 import (
 	"fmt"
 	"path"
-	"strings"
-
-	"github.com/Masterminds/semver/v3"
 
 	"github.com/addonpack/addonpack/pkg/errdef"
+	"github.com/addonpack/addonpack/pkg/semver"
 )
 
 // ErrClaim is matched by every refusal of a reference whose repository or
@@ -37,15 +35,16 @@ func (c Claim) ExpectedName() string {
 }
 
 // TagVersion returns the version a tag claims: a tag that is a strict
-// semantic version, with "_" standing for "+" (OCI tags cannot hold "+") and
-// an optional leading "v", claims that version; any other tag ("latest",
-// "stable", "1.2") claims none.
+// semantic version, with "_" standing for "+" (OCI tags cannot hold "+"),
+// claims that version — the same rule by which ranges read tags
+// (semver.FromTag); any other tag ("latest", "stable", "1.2", "v1.2.3")
+// claims none.
 func TagVersion(tag string) (string, bool) {
-	v := strings.ReplaceAll(strings.TrimPrefix(tag, "v"), "_", "+")
-	if _, err := semver.StrictNewVersion(v); err != nil {
+	v, err := semver.FromTag(tag)
+	if err != nil {
 		return "", false
 	}
-	return v, true
+	return v.String(), true
 }
 
 // Check refuses an add-on that is not the one the claim names: another
