@@ -128,5 +128,10 @@ func (l consumerLoader) Load(ctx context.Context, ref registry.Reference, name s
 	if err != nil {
 		return nil, err
 	}
+	if name != "" && opts.Claim != nil {
+		// The stack entry names the add-on it expects: that is the claim,
+		// whatever the repository is called (specs/artifact.md 11.6).
+		opts.Claim.Name = name
+	}
 	return pull.Load(ctx, src, opts)
 }
