@@ -91,6 +91,7 @@ var sentinels = map[string]error{
 	"semver.ErrRange":               semver.ErrRange,
 	"semver.ErrVersion":             semver.ErrVersion,
 	"sign.ErrSign":                  sign.ErrSign,
+	"spec.ErrClaim":                 spec.ErrClaim,
 	"spec.ErrInvalid":               spec.ErrInvalid,
 	"stack.ErrDrift":                stack.ErrDrift,
 	"stack.ErrResolve":              stack.ErrResolve,
