@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/sigstore/cosign/v2/pkg/oci/static"
 
 	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
@@ -108,7 +109,7 @@ func (c *collector) classic(ctx context.Context, suffix, kind string) ([]candida
 			Kind: kind, Format: string(sign.FormatClassic), Location: fmt.Sprintf("%s (layer %d)", ref, i),
 		}}
 		if kind == "signature" {
-			cd.sig = l.Annotations["dev.cosignproject.cosign/signature"]
+			cd.sig = l.Annotations[static.SignatureAnnotationKey]
 		} else {
 			cd.PredicateType = l.Annotations["predicateType"]
 		}
