@@ -51,7 +51,6 @@ func DefaultLimits() Limits {
 	}
 }
 
-// normalized returns l with every zero or negative field set to its default.
 // Normalized returns l with every zero or negative field set to its default.
 func (l Limits) Normalized() Limits { return l.normalized() }
 
@@ -91,9 +90,9 @@ func (l Limits) checkPathLimits(p string) error {
 
 // checkName reports whether p is acceptable as a package path: valid UTF-8,
 // no control characters (NUL included), no backslash, no drive letter, no
-// element longer than 255 bytes, and clean, relative and local (fs.ValidPath, no "." or ".." element). The same
-// rule applies on both sides, so that anything Scan/Write accepts can be
-// extracted.
+// element longer than 255 bytes, and clean, relative and local (fs.ValidPath,
+// no "." or ".." element). The same rule applies on both sides, so that
+// anything Scan/Write accepts can be extracted.
 func checkName(p string) error {
 	if p == "" {
 		return fmt.Errorf("%w: empty path", ErrUnsafePath)

@@ -44,11 +44,6 @@ type Record struct {
 	Images []ImageMapping `json:"images"`
 }
 
-// Rewrite applies the record to rendered YAML (render's output) with
-// kustomize's images transformer: it builds, through pkg/render, an
-// in-memory kustomization whose only resource is rendered and whose
-// `images` field maps each Name to NewName@Digest. Images not in the record
-// are left as they are; a nil or empty record returns rendered unchanged.
 // KustomizeImages returns the record as kustomize `images` entries, for
 // render.Input.Images: each image moves to its new name, pinned by digest.
 // The record is unsigned, so only mappings that match the verified add-on
@@ -171,8 +166,9 @@ func pushRecord(ctx context.Context, c *registry.Client, repo registry.Reference
 // LoadRecord returns the relocation record of subject in ref's repository
 // that relocates its images beside it (every NewName under ref's
 // repository, as ImageRepository names them); nil when there is none.
-// Records of an earlier hop of a chained copy are ignored. The record is not signed: it is as trustworthy as the registry
-// that serves it, but its digests pin what every image resolves to.
+// Records of an earlier hop of a chained copy are ignored. The record is
+// not signed: it is as trustworthy as the registry that serves it, but its
+// digests pin what every image resolves to.
 func LoadRecord(ctx context.Context, c *registry.Client, ref registry.Reference, subject ocispec.Descriptor) (*Record, error) {
 	repo := ref
 	repo.Tag, repo.Digest = "", ""

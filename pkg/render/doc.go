@@ -35,6 +35,8 @@
 // see Build for the rules and RefusedError for the messages.
 //
 // Kustomize keeps process-wide state (kyaml's OpenAPI schema), so Build
-// serialises its kustomize runs with a package mutex, the package's only
-// global state.
+// guards its kustomize runs with a package read-write mutex: builds that
+// keep the default schema run together, a build whose kustomization sets
+// its own openapi schema runs alone (see mu in build.go, with warm this
+// package's only package-level state).
 package render
