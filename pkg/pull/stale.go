@@ -4,11 +4,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // A staging directory is owned by the process holding an exclusive flock on
-// its lock file; the kernel releases it when that process exits, however it
+// its lock file (flock_unix.go; elsewhere nothing is swept, flock_other.go); the kernel releases it when that process exits, however it
 // exits. A pull that was killed (SIGKILL, OOM, a node going away) leaves its
 // staging directory beside the target, unlocked; the next pull or render into
 // the same target removes it. A staging directory that keeps a replaced tree
@@ -28,7 +27,7 @@ func lock(dir string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := flock(f); err != nil {
 		f.Close()
 		return nil, err
 	}
@@ -44,6 +43,9 @@ func lock(dir string) (*os.File, error) {
 // addonpack, or being created right now), kept ones and locked ones stay.
 // Errors are ignored: sweeping is housekeeping, never a reason to fail.
 func sweepStale(parent, base, own string) {
+	if !canLock {
+		return
+	}
 	matches, _ := filepath.Glob(filepath.Join(parent, "."+base+".addonpack-*"))
 	for _, dir := range matches {
 		if dir == own {
@@ -55,11 +57,11 @@ func sweepStale(parent, base, own string) {
 		if _, err := os.Lstat(filepath.Join(dir, keptName)); !errors.Is(err, os.ErrNotExist) {
 			continue
 		}
-		f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|syscall.O_NOFOLLOW, 0)
+		f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|oNoFollow, 0)
 		if err != nil {
 			continue
 		}
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
+		if err := flock(f); err == nil {
 			os.RemoveAll(dir) // the lock dies with the directory's last link; f is closed next
 		}
 		f.Close()
