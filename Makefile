@@ -18,6 +18,7 @@ FUZZ_TARGETS := \
 	./pkg/archive:FuzzExtract \
 	./pkg/archive:FuzzExtractTar \
 	./pkg/archive:FuzzIgnorePatterns \
+	./pkg/archive:FuzzDigests \
 	./pkg/schema:FuzzCompile \
 	./pkg/schema:FuzzValidate \
 	./pkg/render:FuzzBuild \
@@ -29,7 +30,8 @@ FUZZ_TARGETS := \
 	./pkg/verify:FuzzMatchPattern \
 	./pkg/provenance:FuzzSourceURI \
 	./pkg/semver:FuzzSelect \
-	./pkg/stack:FuzzParse
+	./pkg/stack:FuzzParse \
+	./pkg/sbom:FuzzRead
 
 .PHONY: all build test test-unit fuzz fuzz-short demo lint conformance clean tools bench
 

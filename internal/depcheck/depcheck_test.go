@@ -24,6 +24,7 @@ var fences = map[string][]string{
 	"github.com/google/go-containerregistry/":     {"pkg/registry", "pkg/sign", "pkg/verify", "pkg/spec", "pkg/relocate"},
 	"github.com/santhosh-tekuri/jsonschema/":      {"pkg/schema", "pkg/spec", "pkg/verify"},
 	"github.com/addonpack/addonpack/testregistry": {"cmd/", "testregistry", "internal/realregistry"},
+	"github.com/CycloneDX/":                       {"pkg/sbom"},
 }
 
 func TestFences(t *testing.T) {

@@ -169,3 +169,22 @@ func TestCanonicalHost(t *testing.T) {
 		t.Errorf("IPv6: %v %v", ref, err)
 	}
 }
+
+func TestParseImageReference(t *testing.T) {
+	const d = "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
+	for in, want := range map[string]Reference{
+		"nginx":                           {Registry: "index.docker.io", Repository: "library/nginx", Tag: "latest"},
+		"hashicorp/http-echo:1.0.0":       {Registry: "index.docker.io", Repository: "hashicorp/http-echo", Tag: "1.0.0"},
+		"localhost:5000/img/a:v2":         {Registry: "localhost:5000", Repository: "img/a", Tag: "v2"},
+		"ghcr.io/o/i@" + d:                {Registry: "ghcr.io", Repository: "o/i", Digest: d},
+		"registry.k8s.io/x/y:v1.2.3@" + d: {Registry: "registry.k8s.io", Repository: "x/y", Tag: "v1.2.3", Digest: d},
+	} {
+		got, err := ParseImageReference(in)
+		if err != nil || got != want {
+			t.Errorf("ParseImageReference(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+	}
+	if _, err := ParseImageReference("UPPER/case"); !errors.Is(err, ErrInvalidReference) {
+		t.Errorf("invalid: %v", err)
+	}
+}

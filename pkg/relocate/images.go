@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/go-containerregistry/pkg/name"
-	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content/oci"
@@ -34,20 +32,14 @@ func imageName(img string) string {
 }
 
 // imageRef parses an image reference as docker does (docker.io and library/
-// implied) into a registry reference.
+// implied) into a registry reference; a digest-pinned image keeps only its
+// digest, which is what is copied.
 func imageRef(img string) (registry.Reference, error) {
-	r, err := name.ParseReference(img)
-	if err != nil {
-		return registry.Reference{}, fmt.Errorf("%w %q: %w", registry.ErrInvalidReference, img, err)
+	ref, err := registry.ParseImageReference(img)
+	if ref.Digest != "" {
+		ref.Tag = ""
 	}
-	ref := registry.Reference{Registry: r.Context().RegistryStr(), Repository: r.Context().RepositoryStr()}
-	switch v := r.(type) {
-	case name.Tag:
-		ref.Tag = v.TagStr()
-	case name.Digest:
-		ref.Digest = digest.Digest(v.DigestStr())
-	}
-	return ref, nil
+	return ref, err
 }
 
 // ImageRepository is where an image goes when an add-on is copied to dst:
