@@ -85,12 +85,12 @@ func provenanceReasons(r ProvenanceRules, cands []candidate, attErrs []error) []
 	for _, pt := range r.PredicateTypes {
 		ok := false
 		for _, c := range cands {
-			if c.Verdict == Valid && c.PredicateType == pt {
+			if c.Verdict == Valid && predicateMatches(pt, c.PredicateType) {
 				ok = true
 			}
 		}
 		if !ok {
-			reasons = append(reasons, fmt.Errorf("%w: no valid attestation of type %s", ErrProvenance, pt))
+			reasons = append(reasons, fmt.Errorf("%w: no valid attestation of type %s", ErrProvenance, describePredicate(pt)))
 			if !r.needsProvenance() {
 				reasons = append(reasons, attErrs...)
 			}

@@ -42,7 +42,7 @@ func (v *verifyFlags) add(cmd *cobra.Command, consumer bool) {
 	fl.BoolVar(&v.rules.Required, "require-provenance", false, "require a valid SLSA v1 provenance attestation")
 	fl.StringArrayVar(&v.rules.BuilderIDs, "builder-id", nil, "accepted provenance builder id (repeatable; * matches within one /-separated segment, a final /** any deeper path: specs/policy.md); implies --require-provenance")
 	fl.StringArrayVar(&v.rules.SourceRepositories, "source-repo", nil, "accepted source repository URL (repeatable; patterns as for --builder-id); implies --require-provenance")
-	fl.StringArrayVar(&v.rules.PredicateTypes, "require-attestation", nil, "predicate type URI of a further attestation that must be present (repeatable)")
+	fl.StringArrayVar(&v.rules.PredicateTypes, "require-attestation", nil, "predicate type of a further attestation that must be present: a URI, or sbom, cyclonedx, spdxjson (repeatable)")
 	fl.IntVar(&v.limits.MaxSignatures, "max-signatures", 0, fmt.Sprintf("most signatures plus attestations to examine; more fails (default %d)", verify.DefaultMaxSignatures))
 	fl.Int64Var(&v.limits.MaxBlobSize, "max-blob-size", 0, fmt.Sprintf("largest signature/attestation blob to fetch, in bytes (default %d)", verify.DefaultMaxBlobSize))
 	fl.StringVar(&v.name, "name", "", "the add-on (metadata.name) the reference must hold, for a repository named otherwise (a mirror that renames); default: the repository's last path element")
