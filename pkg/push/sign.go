@@ -14,6 +14,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/keys"
 	"github.com/addonpack/addonpack/pkg/provenance"
 	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/sbom"
 	"github.com/addonpack/addonpack/pkg/sign"
 	"github.com/addonpack/addonpack/pkg/spec"
 )
@@ -37,6 +38,9 @@ type SignOptions struct {
 	BuilderID, InvocationID, BuilderVersion string
 	// Now is the clock for finishedOn; nil means time.Now.
 	Now func() time.Time
+	// SBOM, when set, attaches an SBOM attestation too (CycloneDX,
+	// sbom.PredicateType), after the provenance.
+	SBOM *SBOMOptions
 }
 
 func (s *SignOptions) check(dst Pusher) error {
@@ -72,6 +76,17 @@ func signAndAttest(ctx context.Context, c *registry.Client, src string, ref regi
 	if err != nil {
 		return nil, err
 	}
+	// The SBOM's image lookups run while signing does.
+	var (
+		sbomDoc  []byte
+		sbomErr  error
+		sbomDone = make(chan struct{})
+	)
+	if so.SBOM != nil {
+		go func() { sbomDoc, sbomErr = makeSBOM(ctx, c, ref, o, so.SBOM); close(sbomDone) }()
+	} else {
+		close(sbomDone)
+	}
 	attest := func() (*sign.Result, error) { return sign.Attest(ctx, t, o.root, so.Signer, raw, sopts) }
 
 	// Classic signatures and attestations live under two tags of their
@@ -92,15 +107,32 @@ func signAndAttest(ctx context.Context, c *registry.Client, src string, ref regi
 	if format != sign.FormatClassic && err == nil {
 		att, attErr = attest()
 	}
+	// The SBOM goes after the provenance: a classic attestation is a layer
+	// of the one .att image, read, changed and written back.
+	<-sbomDone
+	var bom *sign.Result
+	if so.SBOM != nil && err == nil && attErr == nil {
+		if sbomErr == nil {
+			bom, sbomErr = attestSBOM(ctx, t, ref, o, so, sbomDoc, sopts)
+		}
+	}
 	// Report what was stored, whichever part failed.
 	var out []sign.Result
-	if sig != nil {
-		out = append(out, *sig)
+	for _, r := range []*sign.Result{sig, att, bom} {
+		if r != nil {
+			out = append(out, *r)
+		}
 	}
-	if att != nil {
-		out = append(out, *att)
+	return out, errors.Join(err, attErr, sbomErr)
+}
+
+// attestSBOM signs doc as an in-toto statement about o's root and stores it.
+func attestSBOM(ctx context.Context, t sign.Target, ref registry.Reference, o *opened, so *SignOptions, doc []byte, sopts sign.Options) (*sign.Result, error) {
+	st, err := sign.Statement(ref.Repo(), o.root.Digest, sbom.PredicateType, doc)
+	if err != nil {
+		return nil, err
 	}
-	return out, errors.Join(err, attErr)
+	return sign.Attest(ctx, t, o.root, so.Signer, st, sopts)
 }
 
 // factsFor gathers what the provenance records about this push.

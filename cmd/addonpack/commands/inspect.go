@@ -2,50 +2,110 @@ package commands
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/locate"
+	"github.com/addonpack/addonpack/pkg/sbom"
 	"github.com/addonpack/addonpack/pkg/verify"
 )
 
+// inspectOutput is the artifact's summary and, from a registry, its SBOM.
+type inspectOutput struct {
+	artifact.Info
+	SBOM *sbom.Attachment `json:"sbom,omitempty"`
+}
+
 func newInspect(g *globals) *cobra.Command {
 	var (
-		f    format
-		name string
+		f       format
+		name    string
+		keyRefs []string
 	)
 	cmd := &cobra.Command{
-		Use:   "inspect REF|LAYOUT",
+		Use:   "inspect REF|LAYOUT [--key PUB]",
 		Short: "Show an add-on artifact's metadata without downloading its content",
 		Long: `inspect resolves REF (or opens an OCI layout "PATH[:TAG]"), fetches the manifest and the
 config blob by digest, checks them, and prints the add-on's name, version, config type,
-dependencies, images, annotations and layers. The content layer is not downloaded.`,
+dependencies, images, annotations and layers. The content layer is not downloaded.
+
+From a registry it also says whether an SBOM attestation is attached (push --sbom; unverified).
+With --key it verifies the artifact requiring that SBOM (exit code 9 when it does not verify)
+and shows the images it records with their digests: pinned, resolved at push time, or
+unresolved.`,
 		Example: `  addonpack inspect localhost:5000/addons/hello:0.1.0
+  addonpack inspect localhost:5000/addons/hello:0.1.0 --key release.pub
   addonpack inspect ./hello-layout -o json`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			src, err := g.source(cmd.Context(), args[0])
+			ctx := cmd.Context()
+			src, err := g.source(ctx, args[0])
 			if err != nil {
 				return err
 			}
-			loaded, err := artifact.Load(cmd.Context(), src)
+			loaded, err := artifact.Load(ctx, src)
 			if err != nil {
 				return err
 			}
-			// inspect verifies nothing and shows what is there, so a
-			// reference that names another add-on is a warning, not a
-			// refusal: it is how a substitution is diagnosed.
-			if a, err := g.locate(args[0]); err == nil && a.Kind == locate.Reference {
-				if err := verify.Claim(a.Ref, name, nil).Check(a.Ref.String(), loaded.Addon, loaded.Manifest.Annotations); err != nil {
-					fmt.Fprintf(g.streams.Err, "Warning: %v; consumers refuse it (exit 9)\n", err)
+			out := inspectOutput{Info: loaded.Info()}
+			a, _ := g.locate(args[0])
+			if a.Kind != locate.Reference {
+				if len(keyRefs) > 0 {
+					return usageError{fmt.Errorf("--key: %s is a layout; attestations live in a registry", args[0])}
+				}
+				return f.print(g.streams.Out, out, out.Info.WriteText)
+			}
+			// inspect verifies nothing unless asked and shows what is
+			// there, so a reference that names another add-on is a warning,
+			// not a refusal: it is how a substitution is diagnosed.
+			if err := verify.Claim(a.Ref, name, nil).Check(a.Ref.String(), loaded.Addon, loaded.Manifest.Annotations); err != nil {
+				fmt.Fprintf(g.streams.Err, "Warning: %v; consumers refuse it (exit 9)\n", err)
+			}
+			var p *verify.Policy
+			if len(keyRefs) > 0 {
+				if p, err = verify.PolicyFromKeys(ctx, keyRefs, verify.KeyOptions{Getenv: g.getenv}); err != nil {
+					return err
 				}
 			}
-			info := loaded.Info()
-			return f.print(g.streams.Out, info, info.WriteText)
+			c, err := g.client()
+			if err != nil {
+				return err
+			}
+			if out.SBOM, err = sbom.Inspect(ctx, verify.Target{Client: c, Ref: a.Ref}, loaded.Descriptor, p); err != nil {
+				return err
+			}
+			return f.print(g.streams.Out, out, func(w io.Writer) error {
+				if err := out.Info.WriteText(w); err != nil {
+					return err
+				}
+				writeSBOM(w, out.SBOM)
+				return nil
+			})
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "the add-on the reference should hold, when its repository is named otherwise (only warns)")
+	cmd.Flags().StringArrayVar(&keyRefs, "key", nil, "verify the SBOM with this public key and show the image digests it records (repeatable)")
 	addFormat(cmd, &f, true)
 	return cmd
+}
+
+func writeSBOM(w io.Writer, a *sbom.Attachment) {
+	switch {
+	case a == nil:
+	case !a.Attached:
+		fmt.Fprintf(w, "SBOM:         none\n")
+	case !a.Verified:
+		fmt.Fprintf(w, "SBOM:         attached (%s), not verified: inspect --key PUB shows its images\n", a.PredicateType)
+	default:
+		fmt.Fprintf(w, "SBOM:         attached (%s), verified: %d images, %d files\n", a.PredicateType, len(a.Images), a.Files)
+		for _, img := range a.Images {
+			d := string(img.Digest)
+			if img.Error != "" {
+				d = img.Error
+			}
+			fmt.Fprintf(w, "  %-10s  %s  %s\n", img.Status, img.Reference, d)
+		}
+	}
 }

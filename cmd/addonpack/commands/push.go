@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -58,6 +59,9 @@ per add-on; a failure does not stop the others, and the first one sets the exit 
 			return exactArgs(2)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if sf.sbom && sf.key == "" {
+				return usageError{errors.New("--sbom needs --key: the SBOM is a signed attestation")}
+			}
 			if prefix != "" {
 				return g.pushMany(cmd.Context(), prefix, args, &sf, builderID, lf, f)
 			}
@@ -100,6 +104,7 @@ per add-on; a failure does not stop the others, and the first one sets the exit 
 		},
 	}
 	sf.add(cmd, "sign the pushed digest and attach SLSA provenance with this private key (file, env://VAR or KMS URI)")
+	sf.addSBOM(cmd)
 	cmd.Flags().StringVar(&name, "name", "", "the add-on REF's repository holds when its last path element is not the add-on's name (a mirror that renames); consumers then need the same --name")
 	cmd.Flags().StringVar(&prefix, "prefix", "", "push every DIR to PREFIX/<name>:<version> in one process")
 	cmd.Flags().StringVar(&builderID, "builder-id", "", "provenance builder id (default: from CI environment variables, else addonpack's local builder)")
@@ -116,7 +121,12 @@ func (g *globals) pushSignOptions(_ context.Context, sf *signFlags, builderID st
 		return nil, err
 	}
 	ci := provenance.FromEnv(g.getenv)
+	var bom *push.SBOMOptions
+	if sf.sbom {
+		bom = &push.SBOMOptions{ToolVersion: buildVersion()}
+	}
 	return &push.SignOptions{
+		SBOM:           bom,
 		Unlock:         func(ctx context.Context) (*keys.Signer, error) { return g.signer(ctx, sf.key) },
 		Format:         opts.Format,
 		BuilderID:      provenance.BuilderID(builderID, g.getenv),

@@ -20,12 +20,17 @@ type signFlags struct {
 	key         string
 	format      string
 	annotations []string
+	sbom        bool // push only: attach an SBOM attestation
 }
 
 func (s *signFlags) add(cmd *cobra.Command, keyHelp string) {
 	cmd.Flags().StringVar(&s.key, "key", "", keyHelp)
 	cmd.Flags().StringVar(&s.format, "signature-format", string(sign.FormatClassic),
 		`where signatures and attestations go: "classic" (cosign's sha256-<hex>.sig/.att tags, any registry) or "bundle" (Sigstore bundle v0.3 as an OCI referrer)`)
+}
+
+func (s *signFlags) addSBOM(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&s.sbom, "sbom", false, "with --key, also attach a signed CycloneDX SBOM: the images of spec.images with their digests, and the package's files")
 }
 
 func (s *signFlags) addAnnotations(cmd *cobra.Command) {
