@@ -66,6 +66,8 @@ const (
 	ciToken      = "ghs_registry-token-for-the-test"
 	reportType   = "https://addonpack.dev/attestations/render-report/v1"
 	ciWorkflowID = "acme/hello-addon/.github/workflows/release.yaml"
+	// ciImageDigest pins the add-on's image in the workflow tests.
+	ciImageDigest = "sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"
 )
 
 func loadWorkflow(t *testing.T) (ghWorkflow, string) {
@@ -395,6 +397,17 @@ func newGHRun(t *testing.T, registryHost, tag string) *ghRun {
 		}
 	}
 	copyDir(t, "hello", filepath.Join(r.workspace, "addon"))
+	// The image pinned by digest: the SBOM the workflow attaches then needs no
+	// lookup beyond loopback.
+	dep := filepath.Join(r.workspace, "addon", "deployment.yaml")
+	b, err := os.ReadFile(dep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinned := bytes.ReplaceAll(b, []byte("docker.io/hashicorp/http-echo:1.0.0"), []byte("docker.io/hashicorp/http-echo:1.0.0@"+ciImageDigest))
+	if err := os.WriteFile(dep, pinned, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	keyDir := t.TempDir()
 	keygen(t, keyDir, "release")
 	copyFile(t, filepath.Join(keyDir, "release.pub"), filepath.Join(r.workspace, "cosign.pub"))
@@ -468,7 +481,7 @@ func TestUseCaseCIWorkflow(t *testing.T) {
 			valid[a.PredicateType] = true
 		}
 	}
-	if !res.Verified || len(res.SignedBy) != 1 || !valid["https://slsa.dev/provenance/v1"] || !valid[reportType] {
+	if !res.Verified || len(res.SignedBy) != 1 || !valid["https://slsa.dev/provenance/v1"] || !valid[reportType] || !valid["https://cyclonedx.org/bom"] {
 		t.Errorf("verify result: %s", out)
 	}
 	// Another builder (a branch build of the same workflow) is refused.
