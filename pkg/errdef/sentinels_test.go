@@ -25,6 +25,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/relocate"
 	"github.com/addonpack/addonpack/pkg/render"
+	"github.com/addonpack/addonpack/pkg/sbom"
 	"github.com/addonpack/addonpack/pkg/scaffold"
 	"github.com/addonpack/addonpack/pkg/schema"
 	"github.com/addonpack/addonpack/pkg/semver"
@@ -67,6 +68,7 @@ var sentinels = map[string]error{
 	"prune.ErrTooMany":              prune.ErrTooMany,
 	"pull.ErrTargetNotEmpty":        pull.ErrTargetNotEmpty,
 	"registry.ErrDeleteUnsupported": registry.ErrDeleteUnsupported,
+	"sbom.ErrDocument":              sbom.ErrDocument,
 	"registry.ErrDigestMismatch":    registry.ErrDigestMismatch,
 	"registry.ErrInvalidReference":  registry.ErrInvalidReference,
 	"registry.ErrNotFound":          registry.ErrNotFound,

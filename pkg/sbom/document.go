@@ -2,7 +2,6 @@ package sbom
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"net/url"
 	"path"
@@ -13,6 +12,7 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/addonpack/addonpack/pkg/archive"
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
 )
 
@@ -29,7 +29,7 @@ const (
 )
 
 // ErrDocument reports an SBOM that cannot be made or read.
-var ErrDocument = errors.New("invalid SBOM")
+var ErrDocument = errdef.New(errdef.ErrInvalid, "invalid SBOM")
 
 // Input is what the document describes.
 type Input struct {
