@@ -128,7 +128,7 @@ func TestPushSBOM(t *testing.T) {
 		})
 	}
 	// Without an SBOM, the policy fails.
-	bare, _ := registry.ParseReference(reg.Host() + "/addons/bare:0.1.0")
+	bare, _ := registry.ParseReference(reg.Host() + "/bare/hello:0.1.0")
 	res, err := push.Push(ctx, c, hello, bare, push.Options{Sign: &push.SignOptions{Signer: signer}})
 	if err != nil {
 		t.Fatal(err)

@@ -24,9 +24,9 @@ func TestSBOM(t *testing.T) {
 	run(t, nil, "init", src)
 	dep := filepath.Join(src, "deployment.yaml")
 	b, _ := os.ReadFile(dep)
-	os.WriteFile(dep, bytes.ReplaceAll(b, []byte("docker.io/hashicorp/http-echo:1.0.0"), []byte(host+"/img/http-echo:1.0.0")), 0o644)
+	os.WriteFile(dep, bytes.ReplaceAll(b, []byte("docker.io/hashicorp/http-echo:1.0.0"), []byte(host+"/img/http-echo:stable")), 0o644)
 	// Any manifest stands for the image.
-	img := run(t, nil, "push", src, host+"/img/http-echo:1.0.0")
+	img := run(t, nil, "push", src, host+"/img/http-echo:stable", "--name", "hello")
 	if img.code != 0 {
 		t.Fatalf("push image: %+v", img)
 	}
@@ -51,28 +51,28 @@ func TestSBOM(t *testing.T) {
 		t.Errorf("verify --require-attestation sbom: %+v", r)
 	}
 	insp := run(t, nil, "inspect", pinned, "--key", key+".pub")
-	for _, s := range []string{"SBOM:", "attached", host + "/img/http-echo:1.0.0", imgDigest} {
+	for _, s := range []string{"SBOM:", "attached", host + "/img/http-echo:stable", imgDigest} {
 		if !strings.Contains(insp.out, s) {
 			t.Errorf("inspect lacks %q:\n%s", s, insp.out)
 		}
 	}
 
-	bare := run(t, signEnv, "push", src, host+"/addons/bare:0.1.0", "--key", key+".key")
+	bare := run(t, signEnv, "push", src, host+"/bare/hello:0.1.0", "--key", key+".key")
 	if bare.code != 0 {
 		t.Fatalf("push: %+v", bare)
 	}
-	if r := run(t, nil, "verify", host+"/addons/bare:0.1.0", "--key", key+".pub", "--require-attestation", "sbom"); r.code != 9 || !strings.Contains(r.err, "sbom") {
+	if r := run(t, nil, "verify", host+"/bare/hello:0.1.0", "--key", key+".pub", "--require-attestation", "sbom"); r.code != 9 || !strings.Contains(r.err, "sbom") {
 		t.Errorf("no SBOM, --require-attestation sbom: %+v", r)
 	}
 	policy := filepath.Join(dir, "policy.yaml")
 	os.WriteFile(policy, []byte("apiVersion: addonpack.dev/v1alpha1\nkind: VerificationPolicy\nkeys:\n  - name: release\n    path: release.pub\nscopes:\n  - keys: [release]\n    provenance:\n      predicateTypes: [sbom]\n"), 0o644)
-	if r := run(t, nil, "verify", host+"/addons/bare:0.1.0", "--policy", policy); r.code != 9 {
+	if r := run(t, nil, "verify", host+"/bare/hello:0.1.0", "--policy", policy); r.code != 9 {
 		t.Errorf("no SBOM, policy requiring one: %+v", r)
 	}
 	if r := run(t, nil, "verify", host+"/addons/hello:0.1.0", "--policy", policy); r.code != 0 {
 		t.Errorf("SBOM, policy requiring one: %+v", r)
 	}
-	if insp := run(t, nil, "inspect", host+"/addons/bare:0.1.0"); !strings.Contains(insp.out, "SBOM:         none") {
+	if insp := run(t, nil, "inspect", host+"/bare/hello:0.1.0"); !strings.Contains(insp.out, "SBOM:         none") {
 		t.Errorf("inspect without SBOM:\n%s", insp.out)
 	}
 }
