@@ -39,15 +39,9 @@ func pushVersions(t *testing.T, host string, versions ...string) string {
 }
 
 func TestPrune(t *testing.T) {
-	for _, reg := range []struct {
-		name string
-		host func(*testing.T) string
-	}{
-		{"testregistry", func(t *testing.T) string { return testregistry.New(t).Host() }},
-		{"distribution", func(t *testing.T) string { return realregistry.Start(t, realregistry.Options{}) }},
-	} {
-		t.Run(reg.name, func(t *testing.T) {
-			host := reg.host(t)
+	for _, reg := range realregistry.Both() {
+		t.Run(reg.Name, func(t *testing.T) {
+			host := reg.Start(t)
 			pub := pushVersions(t, host, "0.1.0", "0.2.0")
 			repo := host + "/addons/hello"
 
