@@ -12,23 +12,6 @@ import (
 	"github.com/addonpack/addonpack/pkg/registry"
 )
 
-// Memo remembers digests that passed a policy (pkg/cache implements it).
-type Memo interface {
-	Verified(d digest.Digest, policy string, maxAge time.Duration) bool
-	MarkVerified(d digest.Digest, policy string) error
-}
-
-// MemoKey is what a remembered verification is keyed by, with the digest:
-// the policy and the repository it was verified in, since a policy's scopes
-// give different repositories different rules.
-func MemoKey(p *Policy, ref registry.Reference) string {
-	return memoKey(p.Digest(), ref)
-}
-
-func memoKey(policyDigest string, ref registry.Reference) string {
-	return policyDigest + " " + ref.Repo()
-}
-
 // BatchOptions tune All.
 type BatchOptions struct {
 	// Concurrency bounds the references verified at once; 8 by default.
@@ -97,30 +80,17 @@ func one(ctx context.Context, c *registry.Client, ref registry.Reference, p *Pol
 		return fail(c.ExplainNotFound(ctx, ref, err))
 	}
 	oc.Digest = desc.Digest
-	key := memoKey(pd, ref)
-	then := func() Outcome {
-		if o.Then != nil {
-			if err := o.Then(ctx, ref, desc); err != nil {
-				oc.Verified = false
-				return fail(err)
-			}
-		}
-		return oc
-	}
-	if age := p.CachedPassAge(ref, time.Now(), o.MaxAge); o.Memo != nil && age > 0 && o.Memo.Verified(desc.Digest, key, age) {
-		oc.Verified, oc.Cached = true, true
-		return then()
-	}
-	res, err := verify(ctx, Target{Client: c, Ref: ref}, desc, p, pd, options{now: time.Now()})
+	res, cached, err := remembered(ctx, Target{Client: c, Ref: ref}, desc, p, pd, MemoOptions{Memo: o.Memo, MaxAge: o.MaxAge})
 	oc.Result = res
 	if err != nil {
 		return fail(err)
 	}
-	oc.Verified = true
-	if o.Memo != nil {
-		if err := o.Memo.MarkVerified(desc.Digest, key); err != nil {
+	oc.Verified, oc.Cached = true, cached
+	if o.Then != nil {
+		if err := o.Then(ctx, ref, desc); err != nil {
+			oc.Verified = false
 			return fail(err)
 		}
 	}
-	return then()
+	return oc
 }
