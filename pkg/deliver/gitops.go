@@ -30,6 +30,12 @@ type GitOps struct {
 	PlainHTTP bool
 	// Interval is how often the controllers reconcile; "10m" by default.
 	Interval string
+	// DependsOn names the add-ons (of the same stack, in the same
+	// namespace) this one needs first: Flux Kustomization dependsOn.
+	DependsOn []string
+	// SyncWave, when set, is the Argo CD sync wave of the Application
+	// (a stack's level): an app-of-apps parent syncs lower waves first.
+	SyncWave string
 }
 
 func (g GitOps) defaults(ns string) GitOps {
@@ -89,6 +95,13 @@ func Flux(g GitOps) ([]byte, error) {
 	if g.TargetNamespace != "" {
 		ks["targetNamespace"] = g.TargetNamespace
 	}
+	if len(g.DependsOn) > 0 {
+		var deps []any
+		for _, d := range g.DependsOn {
+			deps = append(deps, map[string]any{"name": d})
+		}
+		ks["dependsOn"] = deps
+	}
 	docs = append(docs, map[string]any{
 		"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
 		"metadata": meta(name, g.Namespace, g.Addon),
@@ -109,9 +122,13 @@ func ArgoCD(g GitOps) ([]byte, error) {
 	if g.TargetNamespace != "" {
 		dest["namespace"] = g.TargetNamespace
 	}
+	m := meta(g.Addon.Metadata.Name, g.Namespace, g.Addon)
+	if g.SyncWave != "" {
+		m["annotations"] = map[string]any{"argocd.argoproj.io/sync-wave": g.SyncWave}
+	}
 	app := map[string]any{
 		"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
-		"metadata": meta(g.Addon.Metadata.Name, g.Namespace, g.Addon),
+		"metadata": m,
 		"spec": map[string]any{
 			"project": "default",
 			"source": map[string]any{

@@ -79,7 +79,9 @@ func TestLoadRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		path := t.TempDir() + "/addons.yaml"
-		writeFile(t, path, "apiVersion: addonpack.dev/v1alpha1\nkind: Stack\n"+tt.body)
+		if err := writeFile(path, []byte("apiVersion: addonpack.dev/v1alpha1\nkind: Stack\n"+tt.body)); err != nil {
+			t.Fatal(err)
+		}
 		_, err := Load(path)
 		if err == nil || !strings.Contains(err.Error(), tt.msg) || !strings.Contains(err.Error(), path) {
 			t.Errorf("Load(%q) = %v\nwant %q naming the file", tt.body, err, tt.msg)

@@ -120,10 +120,3 @@ func (f *fakeRegistry) Resolve(_ context.Context, ref registry.Reference) (ocisp
 	}
 	return ocispec.Descriptor{Digest: a.Digest}, nil
 }
-
-func writeFile(t *testing.T, path, body string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}

@@ -21,8 +21,8 @@ import (
 // localhost:5000 (here: the test registry's port), the add-on hello pushed
 // to localhost:5000/addons/hello:0.1.0 (and 0.2.0) signed with release.key
 // (password "secret"), its public key release.pub, a layout ./hello-layout,
-// a config my-hello.yaml, a policy.yaml trusting release.pub, an SBOM and a
-// stack file addons.yaml naming hello.
+// a config my-hello.yaml, a policy.yaml trusting release.pub, an SBOM, and
+// a stack addons.yaml of hello with its lock.
 // Each command's examples run in order, in a fresh copy of that world; the
 // root's examples are the quick start itself and run in an empty directory.
 // Output piped to kubectl must be non-empty; a directory given to
@@ -216,13 +216,16 @@ func helpWorld(t *testing.T, env map[string]string, host string) string {
 	files := map[string]string{
 		"my-hello.yaml":  d.out,
 		"policy.yaml":    "apiVersion: addonpack.dev/v1alpha1\nkind: VerificationPolicy\nkeys:\n  - name: release\n    path: release.pub\nscopes:\n  - keys: [release]\n",
-		"addons.yaml":    "apiVersion: addonpack.dev/v1alpha1\nkind: Stack\naddons:\n  - repository: " + host + "/addons/hello\n    version: \">=0.1.0, <1.0.0\"\n",
 		"sbom.spdx.json": `{"spdxVersion": "SPDX-2.3", "SPDXID": "SPDXRef-DOCUMENT", "name": "hello", "dataLicense": "CC0-1.0"}` + "\n",
+		"addons.yaml":    "apiVersion: addonpack.dev/v1alpha1\nkind: Stack\naddons:\n  - repository: " + host + "/addons/hello\n    version: \">=0.1.0, <1.0.0\"\n    values: my-hello.yaml\n",
 	}
 	for name, body := range files {
 		if err := os.WriteFile(name, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if r := run(t, env, "lock", "addons.yaml", "--key", "release.pub"); r.code != 0 {
+		t.Fatalf("lock: %+v", r)
 	}
 	return world
 }

@@ -1,16 +1,12 @@
 package commands
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/addonpack/addonpack/pkg/artifact"
-	"github.com/addonpack/addonpack/pkg/pull"
-	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/stack"
 )
 
@@ -41,7 +37,7 @@ stack file's policy is used.`,
 		Example: `  addonpack lock addons.yaml --key release.pub
   addonpack lock addons.yaml --check
   addonpack lock addons.yaml --key release.pub --update hello`,
-		Args: cobra.ArbitraryArgs,
+		Args: cobra.ArbitraryArgs, // FILE, then add-on names with --update
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path, names := "addons.yaml", []string(nil)
 			if len(args) > 0 {
@@ -74,7 +70,7 @@ stack file's policy is used.`,
 				l, err = stack.CheckLock(cmd.Context(), c, st)
 			} else {
 				vf.defaultPolicy(st.Dir(), st.Policy)
-				reg := stack.Remote{Tags: c, Loader: consumerLoader{g, &vf}}
+				reg := stack.Remote{Tags: c, Loader: stackConsumer{g, &vf}}
 				if update {
 					l, err = stack.UpdateLock(cmd.Context(), reg, st, names, opts)
 				} else {
@@ -113,25 +109,4 @@ func writeLockText(w io.Writer, l *stack.Lock, path string, checked bool) error 
 	}
 	_, err := fmt.Fprintf(w, "%s %s\n", verb, filepath.Clean(path))
 	return err
-}
-
-// consumerLoader is the stack's view of the consumer path: each reference
-// resolved once, verified under its own repository's scope, and bound to
-// the name the stack expects.
-type consumerLoader struct {
-	g  *globals
-	vf *verifyFlags
-}
-
-func (l consumerLoader) Load(ctx context.Context, ref registry.Reference, name string) (*artifact.Loaded, error) {
-	src, opts, err := l.g.consume(ctx, ref.String(), l.vf)
-	if err != nil {
-		return nil, err
-	}
-	if name != "" && opts.Claim != nil {
-		// The stack entry names the add-on it expects: that is the claim,
-		// whatever the repository is called (specs/artifact.md 11.6).
-		opts.Claim.Name = name
-	}
-	return pull.Load(ctx, src, opts)
 }

@@ -16,10 +16,11 @@ func newPull(g *globals) *cobra.Command {
 		force bool
 		vf    verifyFlags
 		f     format
+		stk   string
 	)
 	lf := newLimitFlags()
 	cmd := &cobra.Command{
-		Use:   "pull REF|LAYOUT -o DIR (--key PUB | --policy FILE | --insecure-skip-verify)",
+		Use:   "pull (REF|LAYOUT | --stack FILE) -o DIR (--key PUB | --policy FILE | --insecure-skip-verify)",
 		Short: "Verify an add-on, fetch it by digest and unpack its package tree",
 		Long: `pull resolves REF once to a digest and verifies its signatures (and provenance, when the
 flags or the policy ask) BEFORE any content is read; then it fetches the manifest, config
@@ -30,14 +31,25 @@ complete, so a failed or interrupted pull leaves DIR as it was. DIR must be miss
 empty, or --force replaces it.
 
 Verification is required: --key or --policy, or an explicit --insecure-skip-verify (which
-prints a warning). A digest verified under a policy is remembered for an hour in the cache.`,
+prints a warning). A digest verified under a policy is remembered for an hour in the cache.
+
+--stack FILE pulls every add-on of a locked stack (addonpack lock FILE first), each by its
+locked digest and verified again, into a subdirectory of DIR named as the add-on, and writes
+DIR/order.txt: the add-ons in install order, dependencies first. DIR is written as a whole.`,
 		Example: `  addonpack pull localhost:5000/addons/hello:0.1.0 -o ./hello-pulled --key release.pub
   addonpack pull localhost:5000/addons/hello:0.1.0 -o ./hello-pulled --policy policy.yaml --force
-  addonpack pull ./hello-layout -o ./hello-unverified --insecure-skip-verify`,
-		Args: exactArgs(1),
+  addonpack pull ./hello-layout -o ./hello-unverified --insecure-skip-verify
+  addonpack pull --stack addons.yaml -o ./stack-pulled --key release.pub`,
+		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dir == "" {
 				return usageError{fmt.Errorf("-o DIR is required")}
+			}
+			if (stk != "") == (len(args) == 1) {
+				return usageError{fmt.Errorf("give one REF or LAYOUT, or --stack FILE")}
+			}
+			if stk != "" {
+				return g.pullStack(cmd, stk, dir, force, &vf)
 			}
 			limits, err := lf.limits()
 			if err != nil {
@@ -64,6 +76,7 @@ prints a warning). A digest verified under a policy is remembered for an hour in
 	}
 	cmd.Flags().StringVarP(&dir, "output", "o", "", "directory to unpack into (required)")
 	cmd.Flags().BoolVar(&force, "force", false, "replace DIR if it is not empty")
+	cmd.Flags().StringVar(&stk, "stack", "", "pull every add-on of this locked stack file into DIR/NAME")
 	vf.add(cmd, true)
 	lf.add(cmd)
 	addFormat(cmd, &f, false)

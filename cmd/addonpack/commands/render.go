@@ -19,9 +19,10 @@ func newRender(g *globals) *cobra.Command {
 		keyFile                      string
 		vf                           verifyFlags
 		trustTags                    bool
+		stackFile                    string
 	)
 	cmd := &cobra.Command{
-		Use:   "render REF|LAYOUT|DIR [--key PUB | --policy FILE | --insecure-skip-verify]",
+		Use:   "render (REF|LAYOUT|DIR | --stack FILE) [--key PUB | --policy FILE | --insecure-skip-verify]",
 		Short: "Render an add-on with your config for kubectl, kustomize, Flux or Argo CD",
 		Long: `render fetches the add-on by digest (or reads a source directory), validates --values
 against the packed schema after the packed defaults are applied (listing every failing
@@ -38,14 +39,30 @@ always give byte-identical output.
 --for flux|argocd prints the objects those controllers need to consume the artifact straight
 from the registry, pinned by digest (Flux: OCIRepository with a layerSelector and, with
 --public-key, cosign verification, plus a Kustomization; Argo CD: an Application with an OCI
-source). They apply the package as published, with its default config.`,
+source). They apply the package as published, with its default config.
+
+--stack FILE renders every add-on of a locked stack (addonpack lock FILE first), each fetched
+by its locked digest and verified again, with the values the stack file gives it, in install
+order: dependencies first. yaml is one stream; kustomize writes one numbered directory per
+add-on and order.txt; --for flux gives each Kustomization dependsOn edges, --for argocd each
+Application a sync wave per level.`,
 		Example: `  addonpack render localhost:5000/addons/hello:0.1.0 --key release.pub --values my-hello.yaml | kubectl apply -f -
   addonpack render ./hello --values my-hello.yaml
   addonpack render localhost:5000/addons/hello:0.1.0 --key release.pub --format kustomize -o ./hello-rendered && kubectl apply -k ./hello-rendered
-  addonpack render --for flux localhost:5000/addons/hello:0.1.0 --key release.pub --public-key release.pub`,
-		Args: exactArgs(1),
+  addonpack render --for flux localhost:5000/addons/hello:0.1.0 --key release.pub --public-key release.pub
+  addonpack render --stack addons.yaml --key release.pub`,
+		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			if (stackFile != "") == (len(args) == 1) {
+				return usageError{fmt.Errorf("give one REF, LAYOUT or DIR, or --stack FILE")}
+			}
+			if stackFile != "" {
+				if values != "" {
+					return usageError{fmt.Errorf("--values cannot be used with --stack: the stack file gives each add-on its values")}
+				}
+				return g.renderStack(cmd, stackFile, format, out, force, forTool, keyFile, gitops, &vf)
+			}
 			if forTool != "" {
 				return g.renderFor(cmd, args[0], forTool, values, keyFile, gitops, &vf)
 			}
@@ -102,6 +119,7 @@ source). They apply the package as published, with its default config.`,
 	f.StringVar(&gitops.Namespace, "namespace", "", "with --for: namespace of the Flux/Argo CD objects (default flux-system / argocd)")
 	f.StringVar(&gitops.TargetNamespace, "target-namespace", "", "with --for: namespace for the add-on's namespaced objects")
 	f.StringVar(&gitops.Interval, "interval", "10m", "with --for: reconciliation interval")
+	f.StringVar(&stackFile, "stack", "", "render every add-on of this locked stack file, in install order")
 	vf.add(cmd, true)
 	f.BoolVar(&trustTags, "trust-relocated-tags", false, "apply the registry's relocation record (copy --images) to images the add-on names by tag only; by default only digest-pinned images are relocated, since the record is unsigned")
 	return cmd

@@ -58,6 +58,16 @@ and pulls it back checked, ready for kubectl, Flux or Argo CD.`,
 	return root
 }
 
+// maxArgs is cobra.MaximumNArgs whose error maps to the usage exit code.
+func maxArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.MaximumNArgs(n)(cmd, args); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
+}
+
 // exactArgs is cobra.ExactArgs whose error maps to the usage exit code.
 func exactArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {

@@ -1,0 +1,73 @@
+package commands
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/addonpack/addonpack/pkg/deliver"
+	"github.com/addonpack/addonpack/pkg/stack"
+)
+
+// renderStack renders every add-on of a locked stack, in install order.
+func (g *globals) renderStack(cmd *cobra.Command, file, format, out string, force bool, tool, keyFile string, gitops deliver.GitOps, vf *verifyFlags) error {
+	ctx := cmd.Context()
+	steps, err := g.lockedSteps(file, vf)
+	if err != nil {
+		return err
+	}
+	c := stackConsumer{g, vf}
+	if tool != "" {
+		if keyFile != "" {
+			if gitops.PublicKey, err = os.ReadFile(keyFile); err != nil {
+				return fmt.Errorf("--public-key: %w", err)
+			}
+		}
+		gitops.PlainHTTP = g.plainHTTP
+		b, err := stack.GitOps(ctx, c, steps, tool, gitops)
+		if err != nil {
+			return err
+		}
+		_, err = g.streams.Out.Write(b)
+		return err
+	}
+	switch format {
+	case "kustomize":
+		if out == "" || out == "-" {
+			return usageError{fmt.Errorf("--format kustomize writes a directory: pass -o DIR")}
+		}
+		if err := stack.WriteKustomize(ctx, c, steps, out, force); err != nil {
+			return err
+		}
+		fmt.Fprintf(g.streams.Err, "Wrote %s: apply each directory of %s/%s in order\n", out, out, stack.OrderFile)
+		return nil
+	case "yaml":
+		b, err := stack.Render(ctx, c, steps)
+		if err != nil {
+			return err
+		}
+		if out == "" || out == "-" {
+			_, err = g.streams.Out.Write(b)
+			return err
+		}
+		return os.WriteFile(out, b, 0o644)
+	}
+	return usageError{fmt.Errorf("--format %q with --stack: want yaml or kustomize", format)}
+}
+
+// pullStack pulls every add-on of a locked stack into dir/NAME.
+func (g *globals) pullStack(cmd *cobra.Command, file, dir string, force bool, vf *verifyFlags) error {
+	steps, err := g.lockedSteps(file, vf)
+	if err != nil {
+		return err
+	}
+	if err := stack.Pull(cmd.Context(), stackConsumer{g, vf}, steps, dir, force); err != nil {
+		return err
+	}
+	for _, s := range steps {
+		fmt.Fprintf(g.streams.Out, "Pulled %s %s (%s) into %s\n", s.Name, s.Version, s.Ref, filepath.Join(dir, s.Name))
+	}
+	return nil
+}

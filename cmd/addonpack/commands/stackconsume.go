@@ -1,0 +1,80 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/addonpack/addonpack/pkg/artifact"
+	"github.com/addonpack/addonpack/pkg/deliver"
+	"github.com/addonpack/addonpack/pkg/pull"
+	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/stack"
+)
+
+// stackConsumer is the stack's view of the consumer path: each reference
+// resolved once and verified under its own repository's scope with the
+// command's trust flags, then loaded, fetched or pulled.
+type stackConsumer struct {
+	g  *globals
+	vf *verifyFlags
+}
+
+// consume opens ref on the consumer path, bound to the add-on name the
+// stack expects: that is the claim, whatever the repository is called
+// (specs/artifact.md section 11.6).
+func (c stackConsumer) consume(ctx context.Context, ref registry.Reference, name string) (artifact.Source, pull.Options, error) {
+	src, opts, err := c.g.consume(ctx, ref.String(), c.vf)
+	if err != nil {
+		return nil, pull.Options{}, err
+	}
+	if name != "" && opts.Claim != nil {
+		opts.Claim.Name = name
+	}
+	return src, opts, nil
+}
+
+func (c stackConsumer) Load(ctx context.Context, ref registry.Reference, name string) (*artifact.Loaded, error) {
+	src, opts, err := c.consume(ctx, ref, name)
+	if err != nil {
+		return nil, err
+	}
+	return pull.Load(ctx, src, opts)
+}
+
+func (c stackConsumer) Open(ctx context.Context, ref registry.Reference, name string) (*deliver.Package, error) {
+	src, opts, err := c.consume(ctx, ref, name)
+	if err != nil {
+		return nil, err
+	}
+	return deliver.Fetch(ctx, src, opts)
+}
+
+func (c stackConsumer) Pull(ctx context.Context, ref registry.Reference, name, dir string) error {
+	src, opts, err := c.consume(ctx, ref, name)
+	if err != nil {
+		return err
+	}
+	_, err = pull.Pull(ctx, src, dir, opts)
+	return err
+}
+
+// lockedSteps reads the stack file and its lock and returns the add-ons in
+// install order; the stack file's policy becomes the trust of a command
+// given none.
+func (g *globals) lockedSteps(file string, vf *verifyFlags) ([]stack.Step, error) {
+	st, err := stack.Load(file)
+	if err != nil {
+		return nil, err
+	}
+	l, err := stack.ReadLock(stack.LockPath(file))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no lock beside the stack file: run addonpack lock %s first: %w", stack.LockPath(file), file, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	vf.defaultPolicy(st.Dir(), st.Policy)
+	return stack.Steps(st, l)
+}

@@ -1,0 +1,126 @@
+package stack
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/addonpack/addonpack/pkg/deliver"
+	"github.com/addonpack/addonpack/pkg/pull"
+	"github.com/addonpack/addonpack/pkg/registry"
+)
+
+// GitOps returns, for every add-on of steps, the objects Flux ("flux") or
+// Argo CD ("argocd") need to consume it straight from the registry, pinned
+// by its locked digest: Flux Kustomizations carry dependsOn edges (and
+// wait), Argo CD Applications a sync wave per level. tmpl carries the
+// shared settings (namespaces, interval, public key, plain HTTP; loopback
+// registries are reached over plain HTTP anyway). The
+// controllers apply each package with its packed defaults, so a step with a
+// values file is refused rather than silently ignored.
+func GitOps(ctx context.Context, l Loader, steps []Step, tool string, tmpl deliver.GitOps) ([]byte, error) {
+	var out bytes.Buffer
+	for _, s := range steps {
+		if s.Values != "" {
+			return nil, fmt.Errorf("%s: values %s: Flux and Argo CD apply a package as published, with its defaults; render the stack with --format kustomize -o DIR and commit the directory: %w", s.Name, s.Values, ErrStack)
+		}
+		loaded, err := l.Load(ctx, s.Ref, s.Name)
+		if err != nil {
+			return nil, err
+		}
+		g := tmpl
+		g.Ref, g.Addon, g.DependsOn, g.SyncWave = s.Ref, loaded.Addon, s.DependsOn, strconv.Itoa(s.Level)
+		g.PlainHTTP = tmpl.PlainHTTP || registry.IsLoopback(s.Ref.Registry)
+		var b []byte
+		switch tool {
+		case "flux":
+			b, err = deliver.Flux(g)
+		case "argocd":
+			b, err = deliver.ArgoCD(g)
+		default:
+			return nil, fmt.Errorf("%q: want flux or argocd", tool)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if out.Len() > 0 {
+			out.WriteString("---\n")
+		}
+		out.Write(b)
+	}
+	return out.Bytes(), nil
+}
+
+// OrderFile lists, in install order, the kustomization directory of each
+// add-on that WriteKustomize wrote, one per line.
+const OrderFile = "order.txt"
+
+// WriteKustomize writes one directory per add-on into dir, numbered in
+// install order ("01-cert-manager"), each with its values wired in as
+// `render --format kustomize` does, and OrderFile: a Job or a script applies
+// them stage by stage (`kubectl apply -k` each line). The whole directory
+// is written atomically (see pull.WriteTree).
+func WriteKustomize(ctx context.Context, o Opener, steps []Step, dir string, force bool) error {
+	return pull.WriteTree(dir, force, func(tree string) error {
+		var order []string
+		for i, s := range steps {
+			sub := fmt.Sprintf("%02d-%s", i+1, s.Name)
+			root, err := writeStep(ctx, o, s, filepath.Join(tree, sub))
+			if err != nil {
+				return err
+			}
+			rel, err := filepath.Rel(tree, root)
+			if err != nil {
+				return err
+			}
+			order = append(order, filepath.ToSlash(rel))
+		}
+		return writeFile(filepath.Join(tree, OrderFile), []byte(strings.Join(order, "\n")+"\n"))
+	})
+}
+
+func writeStep(ctx context.Context, o Opener, s Step, dir string) (string, error) {
+	p, err := o.Open(ctx, s.Ref, s.Name)
+	if err != nil {
+		return "", err
+	}
+	defer p.Close()
+	values, err := readValues(s.Values)
+	if err != nil {
+		return "", err
+	}
+	return p.WriteKustomize(ctx, values, s.Values, dir, false)
+}
+
+// Puller pulls one locked add-on through the consumer path (by digest,
+// verified again, bound to name) and unpacks it into dir.
+type Puller interface {
+	Pull(ctx context.Context, ref registry.Reference, name, dir string) error
+}
+
+// Pull unpacks every add-on of steps into its own subdirectory of dir
+// (named as the add-on), atomically as a whole.
+func Pull(ctx context.Context, p Puller, steps []Step, dir string, force bool) error {
+	return pull.WriteTree(dir, force, func(tree string) error {
+		for _, s := range steps {
+			if err := p.Pull(ctx, s.Ref, s.Name, filepath.Join(tree, s.Name)); err != nil {
+				return err
+			}
+		}
+		return writeFile(filepath.Join(tree, OrderFile), []byte(orderLines(steps)))
+	})
+}
+
+func orderLines(steps []Step) string {
+	var b strings.Builder
+	for _, s := range steps {
+		b.WriteString(s.Name + "\n")
+	}
+	return b.String()
+}
+
+func writeFile(path string, data []byte) error { return os.WriteFile(path, data, 0o644) }

@@ -1,0 +1,62 @@
+package stack
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/addonpack/addonpack/pkg/deliver"
+	"github.com/addonpack/addonpack/pkg/registry"
+)
+
+// Opener opens one locked add-on through the consumer path: fetched by its
+// digest, verified again under its own repository's policy scope, bound to
+// the name the lock gives it. The caller closes the package.
+type Opener interface {
+	Open(ctx context.Context, ref registry.Reference, name string) (*deliver.Package, error)
+}
+
+// Render renders every add-on of steps in order, each with its own values,
+// into one YAML stream: dependencies before dependents, each add-on's
+// objects under a comment naming it.
+func Render(ctx context.Context, o Opener, steps []Step) ([]byte, error) {
+	var out bytes.Buffer
+	for _, s := range steps {
+		b, err := renderStep(ctx, o, s)
+		if err != nil {
+			return nil, err
+		}
+		if out.Len() > 0 {
+			out.WriteString("---\n")
+		}
+		fmt.Fprintf(&out, "# %s %s (%s)\n", s.Name, s.Version, s.Ref)
+		out.Write(b)
+	}
+	return out.Bytes(), nil
+}
+
+func renderStep(ctx context.Context, o Opener, s Step) ([]byte, error) {
+	p, err := o.Open(ctx, s.Ref, s.Name)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	values, err := readValues(s.Values)
+	if err != nil {
+		return nil, err
+	}
+	return p.Render(ctx, values, s.Values)
+}
+
+// readValues reads a stack's values file ("" : none, the defaults).
+func readValues(path string) ([]byte, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("values: %w", err)
+	}
+	return b, nil
+}

@@ -1,0 +1,69 @@
+package stack
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/addonpack/addonpack/pkg/registry"
+)
+
+// Step is one add-on of a locked stack, in install order.
+type Step struct {
+	Name    string
+	Version string
+	// Ref is the add-on pinned by its locked digest: whatever reads a lock
+	// fetches by digest and verifies again (specs/stack.md section 4.3).
+	Ref   registry.Reference
+	Level int
+	// Values is the values file the stack file gives the add-on ("" for
+	// its defaults), resolved against the stack file's directory.
+	Values string
+	// DependsOn names the add-ons of the stack this one requires.
+	DependsOn []string
+}
+
+// Steps lists the lock's add-ons in install order with the values the stack
+// gives them. The lock must hold every root of the stack file: a lock made
+// for another stack is refused (run lock --check to see how they differ).
+func Steps(st *Stack, l *Lock) ([]Step, error) {
+	byRepo := map[string]LockedAddon{}
+	byName := map[string]LockedAddon{}
+	for _, a := range l.Addons {
+		byRepo[a.Repository] = a
+		byName[a.Name] = a
+	}
+	values := map[string]string{}
+	for _, e := range st.Addons {
+		a, ok := byRepo[e.repo.Repo()]
+		if !ok {
+			return nil, fmt.Errorf("%s: %s is not in the lock: %w (run addonpack lock)", LockPath(st.Path), e.repo.Repo(), ErrDrift)
+		}
+		if e.Values != "" {
+			values[a.Name] = filepath.Join(st.Dir(), e.Values)
+		}
+	}
+	dependsOn := map[string][]string{} // requirer → the add-ons it requires
+	for _, a := range l.Addons {
+		for _, r := range a.RequiredBy {
+			if r.By != "stack" {
+				name, _, _ := strings.Cut(r.By, "@")
+				dependsOn[name] = append(dependsOn[name], a.Name)
+			}
+		}
+	}
+	var steps []Step
+	for _, name := range l.Order {
+		a, ok := byName[name]
+		if !ok {
+			return nil, fmt.Errorf("%s: order names %q, which is not among its add-ons: %w", LockPath(st.Path), name, ErrStack)
+		}
+		ref, err := registry.ParseReference(a.Repository + "@" + a.Digest.String())
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w: %w", LockPath(st.Path), name, ErrStack, err)
+		}
+		steps = append(steps, Step{Name: name, Version: a.Version, Ref: ref, Level: a.Level, Values: values[name], DependsOn: slices.Sorted(slices.Values(dependsOn[name]))})
+	}
+	return steps, nil
+}
