@@ -32,7 +32,7 @@ type Outcome struct {
 	Digest    digest.Digest `json:"digest,omitempty"`
 	Verified  bool          `json:"verified"`
 	// Cached is true when the verdict came from the Memo.
-	Cached bool    `json:"cached,omitempty"`
+	Cached bool    `json:"cached"`
 	Result *Result `json:"result,omitempty"`
 	Err    error   `json:"-"`
 	Error  string  `json:"error,omitempty"`
