@@ -47,8 +47,10 @@ tools:
 ## test: everything CI runs — tools, vet, unit tests with the race detector, short fuzzing.
 test: tools lint test-unit fuzz-short
 
+# -timeout: the CLI, examples and interop packages drive real registries, signing and
+# peer CLIs; on two busy cores they can pass go test's default of 10 minutes.
 test-unit:
-	ADDONPACK_REQUIRE_PEERS=1 $(GO) test -race -count=1 $(PKGS)
+	ADDONPACK_REQUIRE_PEERS=1 $(GO) test -race -count=1 -timeout 40m $(PKGS)
 
 fuzz-short:
 	@for t in $(FUZZ_TARGETS); do \
