@@ -35,7 +35,8 @@ func requests(reg *testregistry.Registry, built *build.Result, config string) []
 
 // TestPullRequests pins the requests of a pull, from the registry's log:
 // resolving returns the manifest (one GET, no HEAD then GET), then only the
-// config and the layer, by digest.
+// config and the layer, by digest. A warm cache resolves with one HEAD and
+// reads the rest from disk.
 func TestPullRequests(t *testing.T) {
 	ctx := context.Background()
 	reg := testregistry.New(t)
@@ -71,7 +72,7 @@ func TestPullRequests(t *testing.T) {
 			[]string{"GET blobs/CONFIG", "GET blobs/LAYER", "GET manifests/MANIFEST"}},
 		{"by tag, cold cache", func(t *testing.T) artifact.Source {
 			return cache.Source{Inner: artifact.Remote{Client: c, Ref: ref}, Cache: cold(t)}
-		}, []string{"GET blobs/CONFIG", "GET blobs/LAYER", "GET manifests/MANIFEST", "HEAD manifests/0.1.0"}},
+		}, []string{"GET blobs/CONFIG", "GET blobs/LAYER", "GET manifests/0.1.0"}},
 		{"by tag, warm cache", func(*testing.T) artifact.Source { return warmSrc },
 			[]string{"HEAD manifests/0.1.0"}},
 	}
