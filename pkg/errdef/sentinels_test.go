@@ -14,6 +14,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/build"
 	"github.com/addonpack/addonpack/pkg/cache"
 	"github.com/addonpack/addonpack/pkg/config"
+	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/keys"
@@ -51,6 +52,8 @@ var sentinels = map[string]error{
 	"build.ErrRender":               build.ErrRender,
 	"build.ErrSource":               build.ErrSource,
 	"cache.ErrChanged":              cache.ErrChanged,
+	"consume.ErrOptions":            consume.ErrOptions,
+	"consume.ErrUnverifiable":       consume.ErrUnverifiable,
 	"cache.ErrMiss":                 cache.ErrMiss,
 	"cache.ErrOffline":              cache.ErrOffline,
 	"config.ErrNoConfig":            config.ErrNoConfig,
@@ -101,6 +104,7 @@ var sentinels = map[string]error{
 	"verify.ErrBlobTooLarge":        verify.ErrBlobTooLarge,
 	"verify.ErrDigestClaim":         verify.ErrDigestClaim,
 	"verify.ErrKeyWindow":           verify.ErrKeyWindow,
+	"verify.ErrNotRemembered":       verify.ErrNotRemembered,
 	"verify.ErrMalformed":           verify.ErrMalformed,
 	"verify.ErrNoPolicy":            verify.ErrNoPolicy,
 	"verify.ErrPayloadType":         verify.ErrPayloadType,
