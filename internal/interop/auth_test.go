@@ -104,11 +104,11 @@ func TestCredentials(t *testing.T) {
 			if out := must(t, env, "render", ref, "--key", key+".pub", "--no-cache"); !strings.Contains(out, "kind: Deployment") {
 				t.Fatalf("render: %s", out)
 			}
-			must(t, env, "copy", ref, host+"/copies/"+strings.ToLower(tc.name), "--key", key+".pub", "--require-provenance")
+			must(t, env, "copy", ref, host+"/copies/"+strings.ToLower(tc.name)+"/hello", "--key", key+".pub", "--require-provenance")
 			tarball := filepath.Join(dir, "hello.tar")
 			must(t, env, "copy", ref, "--to-tarball", tarball, "--key", key+".pub")
-			must(t, env, "copy", "--from-tarball", tarball, host+"/airgap/"+strings.ToLower(tc.name), "--key", key+".pub", "--require-provenance")
-			must(t, env, "verify", host+"/airgap/"+strings.ToLower(tc.name)+":0.1.0", "--key", key+".pub",
+			must(t, env, "copy", "--from-tarball", tarball, host+"/airgap/"+strings.ToLower(tc.name)+"/hello", "--key", key+".pub", "--require-provenance")
+			must(t, env, "verify", host+"/airgap/"+strings.ToLower(tc.name)+"/hello:0.1.0", "--key", key+".pub",
 				"--require-provenance", "--require-attestation", "https://spdx.dev/Document")
 		})
 	}

@@ -87,16 +87,16 @@ func TestAddonpackCopyForPeers(t *testing.T) {
 	for _, reg := range registries {
 		t.Run(reg.Name, func(t *testing.T) {
 			src, dstHost := reg.Start(t), reg.Start(t)
-			classic := publish(t, src, "addons/classic", "classic")
-			must(t, nil, "copy", classic.ref, dstHost+"/mirror/classic", "--key", classic.key+".pub", "--require-provenance")
-			pinned := dstHost + "/mirror/classic@" + classic.digest
+			classic := publish(t, src, "classic/hello", "classic")
+			must(t, nil, "copy", classic.ref, dstHost+"/mirror/classic/hello", "--key", classic.key+".pub", "--require-provenance")
+			pinned := dstHost + "/mirror/classic/hello@" + classic.digest
 			peer(t, cosign, nil, "verify", "--key", classic.key+".pub", "--insecure-ignore-tlog", "--allow-insecure-registry", pinned)
 			peer(t, cosign, nil, "verify-attestation", "--key", classic.key+".pub", "--type", "slsaprovenance1",
 				"--insecure-ignore-tlog", "--allow-insecure-registry", pinned)
 
-			bundle := publish(t, src, "addons/bundle", "bundle")
-			must(t, nil, "copy", bundle.ref, dstHost+"/mirror/bundle", "--key", bundle.key+".pub", "--require-provenance")
-			out := peer(t, oras, nil, "discover", "--plain-http", "--format", "json", dstHost+"/mirror/bundle@"+bundle.digest)
+			bundle := publish(t, src, "bundle/hello", "bundle")
+			must(t, nil, "copy", bundle.ref, dstHost+"/mirror/bundle/hello", "--key", bundle.key+".pub", "--require-provenance")
+			out := peer(t, oras, nil, "discover", "--plain-http", "--format", "json", dstHost+"/mirror/bundle/hello@"+bundle.digest)
 			if strings.Count(out, `"artifactType": "application/vnd.dev.sigstore.bundle.v0.3+json"`) != 2 {
 				t.Fatalf("oras discover of the copy does not list the two bundles: %s", out)
 			}
