@@ -41,11 +41,29 @@ func (c *Client) ExplainNotFound(ctx context.Context, ref Reference, err error) 
 	case listErr != nil:
 		return err
 	case ref.Tag != "":
-		close := closeTags(ref.Tag, tags, closeTagCount)
+		named := namingTags(tags)
+		if len(named) == 0 {
+			return fmt.Errorf("resolve %s: %w: repository %s has no tag %q; it holds only signature and referrer tags",
+				ref, ErrNotFound, ref.Repo(), ref.Tag)
+		}
+		close := closeTags(ref.Tag, named, closeTagCount)
 		return fmt.Errorf("resolve %s: %w: repository %s has no tag %q; closest of its %d tags: %s",
-			ref, ErrNotFound, ref.Repo(), ref.Tag, len(tags), strings.Join(close, ", "))
+			ref, ErrNotFound, ref.Repo(), ref.Tag, len(named), strings.Join(close, ", "))
 	}
 	return fmt.Errorf("resolve %s: %w: repository %s exists but has no manifest %s", ref, ErrNotFound, ref.Repo(), ref.Digest)
+}
+
+// namingTags leaves out the tags that only vouch for an artifact — cosign's
+// "sha256-<hex>.sig/.att/.sbom" and the referrers tag schema's
+// "sha256-<hex>" — which nobody means to pull: they are not suggestions.
+func namingTags(tags []string) []string {
+	out := make([]string, 0, len(tags))
+	for _, t := range tags {
+		if !strings.HasPrefix(t, "sha256-") {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // tagList reads the first page of GET /v2/<repo>/tags/list, bounded.

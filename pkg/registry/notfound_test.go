@@ -11,7 +11,8 @@ func TestExplainNotFound(t *testing.T) {
 	a := buildArtifact(t, "a", "x")
 	other := buildArtifact(t, "b", "x")
 	c, ref := pushed(t, a, nil, Options{})
-	for _, tag := range []string{"v2", "v1.0.0", "v1-rc", "latest", "0.1.0"} {
+	// The sha256- tag stands for cosign's signature tags: never a suggestion.
+	for _, tag := range []string{"v2", "v1.0.0", "v1-rc", "latest", "0.1.0", "sha256-" + strings.Repeat("a", 64) + ".sig"} {
 		r := ref
 		r.Tag = tag
 		if _, err := c.Push(t.Context(), a.store, a.root, r); err != nil {
@@ -38,6 +39,9 @@ func TestExplainNotFound(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("%v\ndoes not say %q", err, w)
 				}
+			}
+			if strings.Contains(err.Error(), "sha256-") {
+				t.Errorf("%v\nsuggests a signature tag", err)
 			}
 		})
 	}
