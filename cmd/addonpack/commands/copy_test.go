@@ -7,21 +7,13 @@ import (
 	"testing"
 
 	"github.com/addonpack/addonpack/cmd/addonpack/commands"
-	"github.com/addonpack/addonpack/internal/realregistry"
-	"github.com/addonpack/addonpack/testregistry"
 )
 
 // TestCopy: push --key (classic signature + provenance), sign in the bundle
 // format, then copy registry to registry and through a tarball, verifying
 // at the destination; on the embedded registry and on distribution 2.8.
 func TestCopy(t *testing.T) {
-	for _, reg := range []struct {
-		name string
-		host func(*testing.T) string
-	}{
-		{"testregistry", func(t *testing.T) string { return testregistry.New(t).Host() }},
-		{"distribution", func(t *testing.T) string { return realregistry.Start(t, realregistry.Options{}) }},
-	} {
+	for _, reg := range bothRegistries {
 		t.Run(reg.name, func(t *testing.T) {
 			src, dst := reg.host(t), reg.host(t)
 			dir := t.TempDir()

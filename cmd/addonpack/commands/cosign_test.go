@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/addonpack/addonpack/internal/peertool"
-	"github.com/addonpack/addonpack/internal/realregistry"
-	"github.com/addonpack/addonpack/testregistry"
 )
 
 // cosignBinary finds the cosign v2 CLI that scripts/install-peers.sh
@@ -47,13 +45,7 @@ func cosign(t *testing.T, bin, home string, args ...string) string {
 // addonpack verifies what cosign signed and attested; keys cross over.
 func TestCosignInterop(t *testing.T) {
 	bin := cosignBinary(t)
-	for _, reg := range []struct {
-		name string
-		host func(*testing.T) string
-	}{
-		{"testregistry", func(t *testing.T) string { return testregistry.New(t).Host() }},
-		{"distribution", func(t *testing.T) string { return realregistry.Start(t, realregistry.Options{}) }},
-	} {
+	for _, reg := range bothRegistries {
 		t.Run(reg.name, func(t *testing.T) {
 			host := reg.host(t)
 			dir := t.TempDir()

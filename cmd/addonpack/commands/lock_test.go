@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/addonpack/addonpack/cmd/addonpack/commands"
-	"github.com/addonpack/addonpack/internal/realregistry"
 	"github.com/addonpack/addonpack/testregistry"
 )
 
@@ -107,13 +106,7 @@ func (w *stackWorld) stackFile(entries string) string {
 }
 
 func TestLock(t *testing.T) {
-	for _, reg := range []struct {
-		name string
-		host func(*testing.T) string
-	}{
-		{"testregistry", func(t *testing.T) string { return testregistry.New(t).Host() }},
-		{"distribution", func(t *testing.T) string { return realregistry.Start(t, realregistry.Options{}) }},
-	} {
+	for _, reg := range bothRegistries {
 		t.Run(reg.name, func(t *testing.T) {
 			w := newStackWorld(t, reg.host(t))
 			policy := w.policy()

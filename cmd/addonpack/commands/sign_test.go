@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/addonpack/addonpack/cmd/addonpack/commands"
-	"github.com/addonpack/addonpack/internal/realregistry"
 	"github.com/addonpack/addonpack/testregistry"
 )
 
@@ -20,13 +19,7 @@ var signEnv = map[string]string{"COSIGN_PASSWORD": "test-password"}
 // process), verify with keys and with a policy, in both formats, on both
 // registries; and the exit codes of failures.
 func TestSignedPushAndVerify(t *testing.T) {
-	for _, reg := range []struct {
-		name string
-		host func(*testing.T) string
-	}{
-		{"testregistry", func(t *testing.T) string { return testregistry.New(t).Host() }},
-		{"distribution", func(t *testing.T) string { return realregistry.Start(t, realregistry.Options{}) }},
-	} {
+	for _, reg := range bothRegistries {
 		for _, format := range []string{"classic", "bundle"} {
 			t.Run(reg.name+"/"+format, func(t *testing.T) {
 				host := reg.host(t)
