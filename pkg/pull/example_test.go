@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"testing"
 
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content/memory"
 
 	"github.com/addonpack/addonpack/pkg/artifact"
@@ -13,8 +15,6 @@ import (
 	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/testregistry"
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-	"testing"
 )
 
 // Pull resolves a reference once, lets a Verify hook refuse the digest

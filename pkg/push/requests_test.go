@@ -2,10 +2,10 @@ package push_test
 
 import (
 	"context"
-	"github.com/addonpack/addonpack/internal/testkey"
 	"strings"
 	"testing"
 
+	"github.com/addonpack/addonpack/internal/testkey"
 	"github.com/addonpack/addonpack/pkg/push"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/testregistry"

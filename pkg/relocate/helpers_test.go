@@ -2,7 +2,6 @@ package relocate_test
 
 import (
 	"context"
-	"github.com/addonpack/addonpack/internal/testkey"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,6 +12,7 @@ import (
 	"oras.land/oras-go/v2/content/memory"
 
 	"github.com/addonpack/addonpack/internal/realregistry"
+	"github.com/addonpack/addonpack/internal/testkey"
 	"github.com/addonpack/addonpack/pkg/build"
 	"github.com/addonpack/addonpack/pkg/keys"
 	"github.com/addonpack/addonpack/pkg/provenance"

@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/addonpack/addonpack/pkg/sign"
-	"github.com/addonpack/addonpack/pkg/verify"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +20,8 @@ import (
 	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/relocate"
+	"github.com/addonpack/addonpack/pkg/sign"
+	"github.com/addonpack/addonpack/pkg/verify"
 	"github.com/addonpack/addonpack/testregistry"
 )
 

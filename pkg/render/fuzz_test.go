@@ -3,10 +3,11 @@ package render
 import (
 	"context"
 	"errors"
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // FuzzBuild fuzzes the root kustomization.yaml of a small in-memory package.

@@ -2,7 +2,6 @@ package verify_test
 
 import (
 	"context"
-	"github.com/addonpack/addonpack/internal/testkey"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"oras.land/oras-go/v2/content/memory"
 
 	"github.com/addonpack/addonpack/internal/realregistry"
+	"github.com/addonpack/addonpack/internal/testkey"
 	"github.com/addonpack/addonpack/pkg/build"
 	"github.com/addonpack/addonpack/pkg/keys"
 	"github.com/addonpack/addonpack/pkg/provenance"

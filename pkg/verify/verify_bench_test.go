@@ -2,12 +2,12 @@ package verify_test
 
 import (
 	"context"
-	"github.com/addonpack/addonpack/internal/testkey"
 	"testing"
 	"time"
 
 	"oras.land/oras-go/v2/content/memory"
 
+	"github.com/addonpack/addonpack/internal/testkey"
 	"github.com/addonpack/addonpack/pkg/build"
 	"github.com/addonpack/addonpack/pkg/provenance"
 	"github.com/addonpack/addonpack/pkg/registry"

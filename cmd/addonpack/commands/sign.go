@@ -3,10 +3,10 @@ package commands
 import (
 	"context"
 	"fmt"
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"io"
 	"strings"
 
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/spf13/cobra"
 
 	"github.com/addonpack/addonpack/pkg/keys"
