@@ -5,6 +5,10 @@ BIN       := bin/addonpack
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo '(devel)')
 LDFLAGS   := -X github.com/addonpack/addonpack/cmd/addonpack/commands.version=$(VERSION)
 PKGS      := ./...
+MODULE    := github.com/addonpack/addonpack
+# Import grouping (make lint): standard library, others, then this module's own.
+GOIMPORTS_VERSION := v0.52.0
+GOIMPORTS := bin/tools/goimports-$(GOIMPORTS_VERSION)
 # Fuzz budgets are execution counts, not durations: a duration -fuzztime races
 # Go 1.26's fuzz coordinator and fails spuriously with "context deadline
 # exceeded" under load (golang/go#75804, fixed in Go 1.27).
@@ -40,7 +44,7 @@ all: build
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/addonpack
 
-tools:
+tools: $(GOIMPORTS)
 	./scripts/ensure-tools.sh
 	./scripts/install-peers.sh
 
@@ -66,10 +70,17 @@ fuzz:
 demo: build
 	./scripts/demo.sh $(BIN)
 
-lint:
+lint: $(GOIMPORTS)
 	$(GO) vet $(PKGS)
 	@out=$$(gofmt -l cmd pkg testregistry internal specs examples 2>/dev/null); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@out=$$($(GOIMPORTS) -local $(MODULE) -l cmd pkg testregistry internal specs examples bench 2>/dev/null); \
+	if [ -n "$$out" ]; then echo "import grouping needed (goimports -local $(MODULE) -w FILE):"; echo "$$out"; exit 1; fi
+
+# goimports, pinned, built with this Go into bin/tools (x/tools v0.52.0 needs Go 1.26.0).
+$(GOIMPORTS):
+	GOBIN=$(CURDIR)/bin/tools $(GO) install golang.org/x/tools/cmd/goimports@$(GOIMPORTS_VERSION)
+	mv bin/tools/goimports $@
 
 conformance: build
 	./scripts/conformance.sh $(BIN)
