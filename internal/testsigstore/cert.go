@@ -35,9 +35,15 @@ func (s *Sigstore) Leaf(id Identity, at time.Time, o CertOptions) (*x509.Certifi
 	if err != nil {
 		return nil, nil, err
 	}
+	cert, err := s.LeafFor(id, key.Public(), at, o)
+	return cert, key, err
+}
+
+// LeafFor is Leaf for a given public key (the test Fulcio's requests).
+func (s *Sigstore) LeafFor(id Identity, pub crypto.PublicKey, at time.Time, o CertOptions) (*x509.Certificate, error) {
 	exts, err := render(id.Extensions)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber:    s.nextSerial(),
@@ -59,15 +65,14 @@ func (s *Sigstore) Leaf(id Identity, at time.Time, o CertOptions) (*x509.Certifi
 	case id.URI != "":
 		u, err := url.Parse(id.URI)
 		if err != nil {
-			return nil, nil, fmt.Errorf("testsigstore: identity URI %q: %w", id.URI, err)
+			return nil, fmt.Errorf("testsigstore: identity URI %q: %w", id.URI, err)
 		}
 		tmpl.URIs = []*url.URL{u}
 	default:
-		return nil, nil, fmt.Errorf("testsigstore: identity without email or URI")
+		return nil, fmt.Errorf("testsigstore: identity without email or URI")
 	}
 	if o.NoSCT {
-		cert, err := s.issue(tmpl, key.Public())
-		return cert, key, err
+		return s.issue(tmpl, pub)
 	}
 	// The SCT signs the certificate's TBS without the SCT list, the way a
 	// CT log signs Fulcio's precertificate: issue once with a placeholder
@@ -75,17 +80,16 @@ func (s *Sigstore) Leaf(id Identity, at time.Time, o CertOptions) (*x509.Certifi
 	// from the same template with the real list.
 	base := tmpl.ExtraExtensions
 	tmpl.ExtraExtensions = append(base[:len(base):len(base)], sctExtension(nil))
-	draft, err := s.issue(tmpl, key.Public())
+	draft, err := s.issue(tmpl, pub)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	sct, err := s.sct(draft, at)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	tmpl.ExtraExtensions = append(base[:len(base):len(base)], sctExtension(sct))
-	cert, err := s.issue(tmpl, key.Public())
-	return cert, key, err
+	return s.issue(tmpl, pub)
 }
 
 func (s *Sigstore) issue(tmpl *x509.Certificate, pub crypto.PublicKey) (*x509.Certificate, error) {

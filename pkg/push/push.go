@@ -89,6 +89,10 @@ func Push(ctx context.Context, dst Pusher, src string, ref registry.Reference, o
 			opts.Sign = &so
 			unlocked = make(chan error, 1)
 			go func() {
+				if so.Keyless != nil { // the certificate is keyless's unlock
+					unlocked <- so.Keyless.Certify(ctx)
+					return
+				}
 				s, err := so.Unlock(ctx)
 				so.Signer = s
 				unlocked <- err

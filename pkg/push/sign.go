@@ -29,6 +29,11 @@ type SignOptions struct {
 	// (scrypt takes ~0.2 s of one core); Push waits for it before anything
 	// reaches the registry, so a wrong password leaves nothing behind.
 	Unlock func(context.Context) (*keys.Signer, error)
+	// Keyless, instead of a key, signs with an ephemeral key and a Fulcio
+	// certificate (sign.NewKeyless); Push gets the certificate while it
+	// builds, so a refused identity token leaves nothing behind. Format
+	// must then be "" or sign.FormatBundle.
+	Keyless *sign.Keyless
 	// Format is the storage scheme; "" is sign.FormatClassic.
 	Format sign.Format
 	// Annotations are signed into the signature payload.
@@ -44,7 +49,12 @@ type SignOptions struct {
 }
 
 func (s *SignOptions) check(dst Pusher) error {
-	if s.Signer == nil && s.Unlock == nil {
+	switch {
+	case s.Keyless != nil && (s.Signer != nil || s.Unlock != nil):
+		return fmt.Errorf("%w: push: a key and keyless signing at once", sign.ErrSign)
+	case s.Keyless != nil && s.Format != "" && s.Format != sign.FormatBundle:
+		return fmt.Errorf("%w: push: keyless signatures are stored as bundles, not in the %q format", sign.ErrSign, s.Format)
+	case s.Signer == nil && s.Unlock == nil && s.Keyless == nil:
 		return fmt.Errorf("%w: push: no signing key", sign.ErrSign)
 	}
 	if _, ok := dst.(*registry.Client); !ok {
@@ -57,7 +67,7 @@ func (s *SignOptions) check(dst Pusher) error {
 func signAndAttest(ctx context.Context, c *registry.Client, src string, ref registry.Reference, o *opened, opts Options, started time.Time) ([]sign.Result, error) {
 	so := opts.Sign
 	t := sign.Target{Client: c, Ref: ref}
-	sopts := sign.Options{Format: so.Format, Annotations: so.Annotations}
+	sopts := sign.Options{Format: so.Format, Annotations: so.Annotations, Keyless: so.Keyless}
 	facts, err := factsFor(ctx, src, ref, o, opts)
 	if err != nil {
 		return nil, err
@@ -96,6 +106,9 @@ func signAndAttest(ctx context.Context, c *registry.Client, src string, ref regi
 	var att *sign.Result
 	var attErr error
 	format, _ := sign.ParseFormat(string(so.Format)) // checked by SignOptions.check
+	if so.Keyless != nil {
+		format = sign.FormatBundle
+	}
 	done := make(chan struct{})
 	if format == sign.FormatClassic {
 		go func() { att, attErr = attest(); close(done) }()

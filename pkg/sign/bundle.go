@@ -34,6 +34,22 @@ const (
 )
 
 func signBundle(ctx context.Context, t Target, subject ocispec.Descriptor, s *keys.Signer, opts Options) (*Result, error) {
+	stmt, err := signStatement(t, subject, opts)
+	if err != nil {
+		return nil, err
+	}
+	res, err := attestBundle(ctx, t, subject, s, stmt, CosignSignPredicateType)
+	if err != nil {
+		return nil, err
+	}
+	res.Kind = "signature"
+	res.PredicateType = ""
+	return res, nil
+}
+
+// signStatement is the in-toto statement a bundle signature signs: subject's
+// digest, cosign's sign predicate type, the annotations as its predicate.
+func signStatement(t Target, subject ocispec.Descriptor, opts Options) ([]byte, error) {
 	st := &intoto.Statement{
 		Type: intoto.StatementTypeUri,
 		Subject: []*intoto.ResourceDescriptor{{
@@ -57,13 +73,7 @@ func signBundle(ctx context.Context, t Target, subject ocispec.Descriptor, s *ke
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSign, err)
 	}
-	res, err := attestBundle(ctx, t, subject, s, stmt, CosignSignPredicateType)
-	if err != nil {
-		return nil, err
-	}
-	res.Kind = "signature"
-	res.PredicateType = ""
-	return res, nil
+	return stmt, nil
 }
 
 func attestBundle(ctx context.Context, t Target, subject ocispec.Descriptor, s *keys.Signer, stmt []byte, predicateType string) (*Result, error) {
@@ -75,6 +85,17 @@ func attestBundle(ctx context.Context, t Target, subject ocispec.Descriptor, s *
 	if err != nil {
 		return nil, fmt.Errorf("%w: bundle: %w", ErrSign, err)
 	}
+	loc, err := storeBundle(ctx, t, subject, b, predicateType)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Kind: "attestation", Format: FormatBundle, Subject: subject.Digest, KeyID: s.ID(),
+		PredicateType: predicateType, Location: loc}, nil
+}
+
+// storeBundle pushes the bundle b as a referrer of subject, the way cosign's
+// WriteAttestationNewBundleFormat does, and returns where it went.
+func storeBundle(ctx context.Context, t Target, subject ocispec.Descriptor, b []byte, predicateType string) (string, error) {
 	store := memory.New()
 	put := func(mt string, data []byte) (ocispec.Descriptor, error) {
 		d := ocispec.Descriptor{MediaType: mt, Digest: digest.FromBytes(data), Size: int64(len(data))}
@@ -82,11 +103,11 @@ func attestBundle(ctx context.Context, t Target, subject ocispec.Descriptor, s *
 	}
 	cfg, err := put(emptyConfigMediaType, []byte("{}"))
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	layer, err := put(BundleMediaType, b)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	subj := ocispec.Descriptor{MediaType: subject.MediaType, Digest: subject.Digest, Size: subject.Size}
 	if subj.MediaType == "" {
@@ -107,21 +128,20 @@ func attestBundle(ctx context.Context, t Target, subject ocispec.Descriptor, s *
 	m.SchemaVersion = 2
 	raw, err := json.Marshal(m)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	root, err := put(ocispec.MediaTypeImageManifest, raw)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	root.ArtifactType = BundleMediaType
 	ref := t.Ref
 	ref.Tag, ref.Digest = "", ""
 	pushed, err := t.Client.PushNew(ctx, store, root, ref)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	return &Result{Kind: "attestation", Format: FormatBundle, Subject: subject.Digest, KeyID: s.ID(),
-		PredicateType: predicateType, Location: pushed.String()}, nil
+	return pushed.String(), nil
 }
 
 // verifyEnvelope checks a DSSE envelope's signature with v.

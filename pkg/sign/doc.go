@@ -13,6 +13,12 @@
 //     referrers tag schema is maintained instead. A signature is then an
 //     in-toto statement of type https://sigstore.dev/cosign/sign/v1.
 //
-// Nothing here contacts Rekor, Fulcio or any TUF repository: keys are the
-// only trust material.
+// With Options.Keyless (NewKeyless) there is no key: sigstore-go's signer
+// makes an ephemeral key, Fulcio certifies it for the OIDC identity token
+// (IdentityToken: a flag, a file or the GitHub Actions ambient token), the
+// signature is logged in Rekor (and timestamped by a TSA when one is
+// given), and the result is always a FormatBundle bundle carrying the
+// certificate, the log entry with its inclusion proof, and the timestamp:
+// what `cosign verify --new-bundle-format` reads. Without Keyless nothing
+// here contacts Rekor, Fulcio or any TUF repository.
 package sign

@@ -55,15 +55,23 @@ type Options struct {
 	// Annotations are signed into the signature payload ("optional" of the
 	// simple-signing payload; the predicate of a bundle signature).
 	Annotations map[string]string
+	// Keyless, when set, signs with its ephemeral key and Fulcio
+	// certificate instead of a key (the signer argument must be nil); the
+	// result is always a bundle (Format "" or FormatBundle).
+	Keyless *Keyless
 }
 
 // Result says what was stored.
 type Result struct {
-	Kind          string        `json:"kind"` // "signature" or "attestation"
-	Format        Format        `json:"format"`
-	Subject       digest.Digest `json:"subject"`
-	KeyID         string        `json:"keyId"`
-	PredicateType string        `json:"predicateType,omitempty"`
+	Kind    string        `json:"kind"` // "signature" or "attestation"
+	Format  Format        `json:"format"`
+	Subject digest.Digest `json:"subject"`
+	KeyID   string        `json:"keyId,omitempty"`
+	// Identity and Issuer name a keyless signature's certificate identity
+	// (KeyID is then empty).
+	Identity      string `json:"identity,omitempty"`
+	Issuer        string `json:"issuer,omitempty"`
+	PredicateType string `json:"predicateType,omitempty"`
 	// Location is the tag ("repo:sha256-<hex>.sig") or the referrer
 	// ("repo@sha256:…") holding it.
 	Location string `json:"location"`
@@ -73,8 +81,11 @@ type Result struct {
 
 // Sign signs subject (a manifest in t's repository) with s.
 func Sign(ctx context.Context, t Target, subject ocispec.Descriptor, s *keys.Signer, opts Options) (*Result, error) {
-	if err := check(t, subject, s); err != nil {
+	if err := check(t, subject, s, opts); err != nil {
 		return nil, err
+	}
+	if opts.Keyless != nil {
+		return signKeyless(ctx, t, subject, opts)
 	}
 	var (
 		res *Result
@@ -97,7 +108,7 @@ func Sign(ctx context.Context, t Target, subject ocispec.Descriptor, s *keys.Sig
 // Attest signs the in-toto statement (JSON) as a DSSE envelope and stores it
 // for subject. The statement must name subject's digest.
 func Attest(ctx context.Context, t Target, subject ocispec.Descriptor, s *keys.Signer, statement []byte, opts Options) (*Result, error) {
-	if err := check(t, subject, s); err != nil {
+	if err := check(t, subject, s, opts); err != nil {
 		return nil, err
 	}
 	st, err := parseStatement(statement)
@@ -106,6 +117,9 @@ func Attest(ctx context.Context, t Target, subject ocispec.Descriptor, s *keys.S
 	}
 	if err != nil {
 		return nil, fmt.Errorf("attest %s: %w: %w", t.Ref.WithDigest(subject.Digest), ErrSign, err)
+	}
+	if opts.Keyless != nil {
+		return attestKeyless(ctx, t, subject, statement, st.PredicateType, opts)
 	}
 	var res *Result
 	switch opts.Format {
@@ -122,11 +136,15 @@ func Attest(ctx context.Context, t Target, subject ocispec.Descriptor, s *keys.S
 	return res, nil
 }
 
-func check(t Target, subject ocispec.Descriptor, s *keys.Signer) error {
+func check(t Target, subject ocispec.Descriptor, s *keys.Signer, opts Options) error {
 	switch {
 	case t.Client == nil:
 		return fmt.Errorf("%w: no registry client", ErrSign)
-	case s == nil:
+	case opts.Keyless != nil && s != nil:
+		return fmt.Errorf("%w: a key and keyless signing at once", ErrSign)
+	case opts.Keyless != nil && opts.Format != "" && opts.Format != FormatBundle:
+		return fmt.Errorf("%w: keyless signatures are stored as bundles, not in the %q format", ErrSign, opts.Format)
+	case opts.Keyless == nil && s == nil:
 		return fmt.Errorf("%w: no signing key", ErrSign)
 	}
 	if err := subject.Digest.Validate(); err != nil {

@@ -1,0 +1,239 @@
+package sign
+
+import (
+	"context"
+	"crypto/x509"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/sigstore/cosign/v2/pkg/types"
+	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
+	"github.com/sigstore/sigstore-go/pkg/root"
+	sgsign "github.com/sigstore/sigstore-go/pkg/sign"
+	"github.com/sigstore/sigstore/pkg/cryptoutils"
+	"google.golang.org/protobuf/encoding/protojson"
+)
+
+// Sigstore's public-good instances: the defaults of KeylessConfig. There is
+// no default timestamp authority: Rekor's signed entry timestamp already
+// proves when a signature was made (as cosign v2 signs by default).
+const (
+	DefaultFulcioURL = "https://fulcio.sigstore.dev"
+	DefaultRekorURL  = "https://rekor.sigstore.dev"
+)
+
+// keylessTimeout bounds each request to Fulcio, Rekor or the TSA.
+const keylessTimeout = 30 * time.Second
+
+// certRenewBefore is how long before its end a cached certificate is
+// replaced: Fulcio certificates live 10 minutes, and a bundle's log entry
+// must fall inside the certificate's validity.
+const certRenewBefore = 2 * time.Minute
+
+// KeylessConfig says where keyless signing gets its certificate, log entry
+// and timestamp, and with which identity.
+type KeylessConfig struct {
+	// IDToken is the OIDC identity token Fulcio exchanges for a certificate
+	// (see IdentityToken).
+	IDToken string
+	// FulcioURL and RekorURL default to Sigstore's public-good instances.
+	FulcioURL, RekorURL string
+	// TSAURL, when set, is an RFC 3161 timestamp authority's full URL
+	// (public good: https://timestamp.sigstore.dev/api/v1/timestamp); the
+	// bundle then carries a signed timestamp besides the log entry.
+	TSAURL string
+	// TrustedRoot, when set, is a trusted_root.json that every bundle is
+	// verified against right after signing (identity not checked).
+	TrustedRoot []byte
+	// Timeout bounds each request; 0 means 30 s.
+	Timeout time.Duration
+}
+
+// Keyless signs with an ephemeral key and a short-lived Fulcio certificate
+// for it. One Keyless asks Fulcio once and reuses the certificate for every
+// bundle it signs while the certificate has more than two minutes to run
+// (push signs a signature and attestations); it is safe for concurrent use.
+type Keyless struct {
+	cfg     KeylessConfig
+	keypair *sgsign.EphemeralKeypair
+	trusted root.TrustedMaterial
+
+	mu   sync.Mutex
+	cert *x509.Certificate
+}
+
+// NewKeyless checks cfg and makes the ephemeral key.
+func NewKeyless(cfg KeylessConfig) (*Keyless, error) {
+	if cfg.IDToken == "" {
+		return nil, fmt.Errorf("%w: keyless signing needs an identity token", ErrSign)
+	}
+	if cfg.FulcioURL == "" {
+		cfg.FulcioURL = DefaultFulcioURL
+	}
+	if cfg.RekorURL == "" {
+		cfg.RekorURL = DefaultRekorURL
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = keylessTimeout
+	}
+	for _, u := range []struct{ name, v string }{{"Fulcio", cfg.FulcioURL}, {"Rekor", cfg.RekorURL}, {"TSA", cfg.TSAURL}} {
+		if u.v == "" {
+			continue
+		}
+		p, err := url.Parse(u.v)
+		if err != nil || (p.Scheme != "https" && p.Scheme != "http") || p.Host == "" {
+			return nil, fmt.Errorf("%w: %s URL %q: want http(s)://HOST[/PATH]", ErrSign, u.name, u.v)
+		}
+	}
+	k := &Keyless{cfg: cfg}
+	if len(cfg.TrustedRoot) > 0 {
+		tr, err := root.NewTrustedRootFromJSON(cfg.TrustedRoot)
+		if err != nil {
+			return nil, fmt.Errorf("%w: trusted root: %w", ErrSign, err)
+		}
+		k.trusted = tr
+	}
+	kp, err := sgsign.NewEphemeralKeypair(nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: ephemeral key: %w", ErrSign, err)
+	}
+	k.keypair = kp
+	return k, nil
+}
+
+// Identity is who a keyless signature names: the certificate's subject
+// (a URI or e-mail address) and the OIDC issuer that vouched for it.
+type Identity struct {
+	Subject string `json:"identity"`
+	Issuer  string `json:"issuer"`
+}
+
+// GetCertificate implements sigstore-go's CertificateProvider over the
+// cached certificate: Fulcio is asked only when there is none or it ends
+// within certRenewBefore.
+func (k *Keyless) GetCertificate(ctx context.Context, kp sgsign.Keypair, _ *sgsign.CertificateProviderOptions) ([]byte, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.cert != nil && time.Until(k.cert.NotAfter) > certRenewBefore {
+		return k.cert.Raw, nil
+	}
+	f := sgsign.NewFulcio(&sgsign.FulcioOptions{BaseURL: strings.TrimSuffix(k.cfg.FulcioURL, "/"), Timeout: k.cfg.Timeout})
+	der, err := f.GetCertificate(ctx, kp, &sgsign.CertificateProviderOptions{IDToken: k.cfg.IDToken})
+	if err != nil {
+		return nil, fmt.Errorf("Fulcio %s: %w", k.cfg.FulcioURL, err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, fmt.Errorf("Fulcio %s: certificate: %w", k.cfg.FulcioURL, err)
+	}
+	// Fulcio must certify the key that signed; a certificate for another
+	// key would make a bundle nobody can verify.
+	if err := cryptoutils.EqualKeys(cert.PublicKey, kp.GetPublicKey()); err != nil {
+		return nil, fmt.Errorf("Fulcio %s: certificate is for another key: %w", k.cfg.FulcioURL, err)
+	}
+	k.cert = cert
+	return der, nil
+}
+
+// Certify gets the Fulcio certificate now (it is otherwise fetched with the
+// first signature), so that a caller can fail before writing anything when
+// Fulcio refuses the identity token.
+func (k *Keyless) Certify(ctx context.Context) error {
+	if _, err := k.GetCertificate(ctx, k.keypair, nil); err != nil {
+		return fmt.Errorf("%w: keyless: %w", ErrSign, err)
+	}
+	return nil
+}
+
+// bundle signs a DSSE envelope of the in-toto statement stmt, gets it
+// certified, logged and (with a TSA) timestamped, and returns the Sigstore
+// bundle v0.3 JSON and the identity its certificate names.
+func (k *Keyless) bundle(ctx context.Context, stmt []byte) ([]byte, *Identity, error) {
+	opts := sgsign.BundleOptions{
+		Context:             ctx,
+		CertificateProvider: k,
+		TransparencyLogs: []sgsign.Transparency{sgsign.NewRekor(&sgsign.RekorOptions{
+			BaseURL: strings.TrimSuffix(k.cfg.RekorURL, "/"), Timeout: k.cfg.Timeout, Version: 1,
+		})},
+	}
+	if k.cfg.TSAURL != "" {
+		opts.TimestampAuthorities = []*sgsign.TimestampAuthority{sgsign.NewTimestampAuthority(&sgsign.TimestampAuthorityOptions{
+			URL: k.cfg.TSAURL, Timeout: k.cfg.Timeout,
+		})}
+	}
+	if k.trusted != nil {
+		opts.TrustedRoot = k.trusted
+	}
+	pb, err := sgsign.Bundle(&sgsign.DSSEData{Data: stmt, PayloadType: types.IntotoPayloadType}, k.keypair, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: keyless (Fulcio %s, Rekor %s): %w", ErrSign, k.cfg.FulcioURL, k.cfg.RekorURL, err)
+	}
+	raw, err := protojson.Marshal(pb)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: bundle: %w", ErrSign, err)
+	}
+	id, err := certIdentity(pb.GetVerificationMaterial().GetCertificate().GetRawBytes())
+	if err != nil {
+		return nil, nil, err
+	}
+	return raw, id, nil
+}
+
+// certIdentity reads the subject and issuer of a Fulcio certificate.
+func certIdentity(der []byte) (*Identity, error) {
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, fmt.Errorf("%w: certificate: %w", ErrSign, err)
+	}
+	sum, err := certificate.SummarizeCertificate(cert)
+	if err != nil {
+		return nil, fmt.Errorf("%w: certificate: %w", ErrSign, err)
+	}
+	if sum.SubjectAlternativeName == "" || sum.Issuer == "" {
+		return nil, fmt.Errorf("%w: certificate names no identity (subject %q, issuer %q)", ErrSign, sum.SubjectAlternativeName, sum.Issuer)
+	}
+	return &Identity{Subject: sum.SubjectAlternativeName, Issuer: sum.Issuer}, nil
+}
+
+func signKeyless(ctx context.Context, t Target, subject ocispec.Descriptor, opts Options) (*Result, error) {
+	res, err := keylessBundle(ctx, t, subject, opts.Keyless, nil, CosignSignPredicateType, opts)
+	if err != nil {
+		return nil, fmt.Errorf("sign %s keyless: %w", t.Ref.WithDigest(subject.Digest), err)
+	}
+	res.Kind = "signature"
+	res.PredicateType = ""
+	return res, nil
+}
+
+func attestKeyless(ctx context.Context, t Target, subject ocispec.Descriptor, stmt []byte, predicateType string, opts Options) (*Result, error) {
+	res, err := keylessBundle(ctx, t, subject, opts.Keyless, stmt, predicateType, opts)
+	if err != nil {
+		return nil, fmt.Errorf("attest %s (%s) keyless: %w", t.Ref.WithDigest(subject.Digest), predicateType, err)
+	}
+	return res, nil
+}
+
+// keylessBundle signs stmt (nil: the cosign sign statement for subject)
+// keyless and stores the bundle as a referrer of subject.
+func keylessBundle(ctx context.Context, t Target, subject ocispec.Descriptor, k *Keyless, stmt []byte, predicateType string, opts Options) (*Result, error) {
+	if stmt == nil {
+		var err error
+		if stmt, err = signStatement(t, subject, opts); err != nil {
+			return nil, err
+		}
+	}
+	b, id, err := k.bundle(ctx, stmt)
+	if err != nil {
+		return nil, err
+	}
+	loc, err := storeBundle(ctx, t, subject, b, predicateType)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Kind: "attestation", Format: FormatBundle, Subject: subject.Digest, Identity: id.Subject, Issuer: id.Issuer,
+		PredicateType: predicateType, Location: loc}, nil
+}
