@@ -10,4 +10,9 @@ import "embed"
 var Schemas embed.FS
 
 // AddonSchemaPath is the path of the addon.yaml JSON Schema inside Schemas.
+// It is the schema of addonpack.dev/v1alpha1.
 const AddonSchemaPath = "schemas/addon.schema.json"
+
+// AddonV1Alpha2SchemaPath is the JSON Schema of addon.yaml of
+// addonpack.dev/v1alpha2 inside Schemas.
+const AddonV1Alpha2SchemaPath = "schemas/addon.v1alpha2.schema.json"

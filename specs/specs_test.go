@@ -191,10 +191,12 @@ func TestGoldenBlocks(t *testing.T) {
 // undocumented.
 var mediaTypeConstants = map[string]string{
 	"APIVersion":            spec.APIVersion,
+	"APIVersionV1Alpha2":    spec.APIVersionV1Alpha2,
 	"Kind":                  spec.Kind,
 	"FileName":              spec.FileName,
 	"ArtifactType":          spec.ArtifactType,
 	"ConfigMediaType":       spec.ConfigMediaType,
+	"ConfigMediaTypeV2":     spec.ConfigMediaTypeV2,
 	"ContentMediaType":      spec.ContentMediaType,
 	"ManifestMediaType":     spec.ManifestMediaType,
 	"ContentTitle":          spec.ContentTitle,

@@ -19,6 +19,9 @@ type Loaded struct {
 	// Schema is the canonical component-config schema from the config
 	// blob; nil when the add-on declares no config type.
 	Schema []byte
+	// Conversion holds the schemas of the older config versions
+	// (addonpack.dev/v1alpha2); nil when the add-on converts none.
+	Conversion *spec.ConversionBlob
 }
 
 // LoadedManifest is an artifact whose manifest has been fetched by digest,
@@ -88,7 +91,13 @@ func (m *LoadedManifest) LoadConfig(ctx context.Context, src Source) (*Loaded, e
 	if err != nil {
 		return nil, err
 	}
-	return &Loaded{LoadedManifest: m, Addon: &blob.Addon, Schema: blob.Schema}, nil
+	// The media type says which encoding the blob must be: a v1 blob
+	// holds a v1alpha1 add-on, a v2 blob a v1alpha2 one.
+	if want := blob.MediaType(); m.Config.MediaType != want {
+		return nil, fmt.Errorf("%s config: media type %q, but an %s add-on is a %q blob: %w",
+			m.Ref, m.Config.MediaType, blob.Addon.APIVersion, want, spec.ErrInvalid)
+	}
+	return &Loaded{LoadedManifest: m, Addon: &blob.Addon, Schema: blob.Schema, Conversion: blob.Conversion}, nil
 }
 
 // checkBytes checks b against desc: exact size, then digest.

@@ -92,6 +92,7 @@ func Build(ctx context.Context, dir string, store content.Pusher, opts Options) 
 	cb := spec.ConfigBlob{Addon: resolved}
 	if cc != nil {
 		cb.Schema = cc.schemaJSON
+		cb.Conversion = cc.conversion
 	}
 	configJSON, err := json.Marshal(cb)
 	if err != nil {
@@ -104,7 +105,7 @@ func Build(ctx context.Context, dir string, store content.Pusher, opts Options) 
 	}
 	annotations := opts.annotations(facts, &resolved)
 
-	config := desc(spec.ConfigMediaType, configJSON, nil)
+	config := desc(cb.MediaType(), configJSON, nil)
 	manifest := spec.NewManifest(config, pk.desc, annotations)
 	manifestJSON, err := json.Marshal(manifest)
 	if err != nil {

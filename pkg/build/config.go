@@ -1,19 +1,22 @@
 package build
 
 import (
+	"encoding/json"
 	"io/fs"
 	"path"
 	"path/filepath"
 
 	"github.com/addonpack/addonpack/pkg/config"
 	"github.com/addonpack/addonpack/pkg/schema"
+	"github.com/addonpack/addonpack/pkg/spec"
 )
 
 // configCheck is the outcome of checking the component config at build time.
 type configCheck struct {
-	schemaJSON []byte   // canonical schema, carried in the config blob
-	object     []byte   // the defaults object (YAML) the build-time render uses
-	components []string // components enabled by the defaults, relative to the kustomize root
+	schemaJSON []byte               // canonical schema, carried in the config blob
+	conversion *spec.ConversionBlob // the older versions' schemas, carried in a v2 config blob
+	object     []byte               // the defaults object (YAML) the build-time render uses
+	components []string             // components enabled by the defaults, relative to the kustomize root
 }
 
 // checkConfig compiles the schema and validates the packed defaults, as a
@@ -29,6 +32,12 @@ func (s *source) checkConfig(tree fs.FS, limits schema.Limits) (*configCheck, er
 		return nil, err
 	}
 	cc := &configCheck{schemaJSON: t.Schema.JSON(), object: r.Object}
+	if len(t.Older) > 0 {
+		cc.conversion = &spec.ConversionBlob{Schemas: map[string]json.RawMessage{}}
+		for _, v := range t.Older {
+			cc.conversion.Schemas[v.APIVersion] = v.Schema.JSON()
+		}
+	}
 	for _, c := range r.Components {
 		cc.components = append(cc.components, RelTo(s.addon.KustomizeRoot(), c))
 	}

@@ -96,6 +96,31 @@ func (s *source) checkPaths() error {
 				Msg: fmt.Sprintf("no kustomization.yaml (kind: Component) in %q of the package", comp.Path)}
 		}
 	}
+	return s.checkConversionPaths(file, c.Conversion)
+}
+
+// checkConversionPaths makes sure the older schemas and the test vectors
+// spec.config.conversion names are files of the package.
+func (s *source) checkConversionPaths(file string, conv *spec.Conversion) error {
+	if conv == nil {
+		return nil
+	}
+	missing := func(field, p string) error {
+		return &spec.FieldError{File: file, Field: field, Msg: fmt.Sprintf("%q is not a file in the package", p)}
+	}
+	for i, v := range conv.Versions {
+		if _, ok := s.index[v.Schema]; !ok {
+			return missing(fmt.Sprintf("spec.config.conversion.versions[%d].schema", i), v.Schema)
+		}
+	}
+	for i, tv := range conv.Tests {
+		if _, ok := s.index[tv.Input]; !ok {
+			return missing(fmt.Sprintf("spec.config.conversion.tests[%d].input", i), tv.Input)
+		}
+		if _, ok := s.index[tv.Output]; !ok {
+			return missing(fmt.Sprintf("spec.config.conversion.tests[%d].output", i), tv.Output)
+		}
+	}
 	return nil
 }
 

@@ -33,6 +33,17 @@ type Type struct {
 	Defaults     any
 	DefaultsFile string
 	Components   []spec.Component
+	// Older are the older versions the type still reads, oldest first
+	// (spec.config.conversion.versions, addonpack.dev/v1alpha2).
+	Older []OlderVersion
+}
+
+// OlderVersion is an older version of the config type, with its compiled
+// schema and the step to the next version.
+type OlderVersion struct {
+	spec.ConfigVersion
+	Schema     *schema.Schema
+	SchemaFile string
 }
 
 // Load reads the config type declared by a (nil when it declares none) from
@@ -57,6 +68,19 @@ func Load(files fs.FS, a *spec.Addon, limits schema.Limits, display func(string)
 		SchemaFile: display(c.Schema), Components: c.Components}
 	if err := t.checkWhen(); err != nil {
 		return nil, err
+	}
+	if c.Conversion != nil {
+		for _, v := range c.Conversion.Versions {
+			raw, err := fs.ReadFile(files, v.Schema)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", display(v.Schema), err)
+			}
+			old, err := schema.Compile(raw, display(v.Schema), limits)
+			if err != nil {
+				return nil, fmt.Errorf("spec.config.conversion: schema of %s: %w", v.APIVersion, err)
+			}
+			t.Older = append(t.Older, OlderVersion{ConfigVersion: v, Schema: old, SchemaFile: display(v.Schema)})
+		}
 	}
 	if c.Defaults != "" {
 		t.DefaultsFile = display(c.Defaults)

@@ -52,6 +52,9 @@ type Config struct {
 	Defaults string `json:"defaults,omitempty"`
 	// Components are kustomize Components switched on by boolean config fields.
 	Components []Component `json:"components,omitempty"`
+	// Conversion (addonpack.dev/v1alpha2 and later) declares the older
+	// versions of the config type the add-on still reads.
+	Conversion *Conversion `json:"conversion,omitempty"`
 }
 
 // Component is an optional kustomize Component enabled when the boolean

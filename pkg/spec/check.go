@@ -45,6 +45,7 @@ func (a *Addon) check(file string) error {
 			}
 			seen[comp.Path] = true
 		}
+		c.checkConversion(add)
 	}
 	names := map[string]bool{}
 	for i, d := range a.Spec.Dependencies {

@@ -3,6 +3,7 @@ package spec
 import (
 	"bytes"
 	"fmt"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,24 +17,31 @@ import (
 	"github.com/addonpack/addonpack/specs"
 )
 
-// addonSchema compiles the embedded addon.yaml schema once. It is immutable
-// after compilation, so sharing it is not mutable package state.
-var addonSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	raw, err := specs.Schemas.ReadFile(specs.AddonSchemaPath)
-	if err != nil {
-		return nil, err
+// addonSchemas compiles the embedded addon.yaml schemas once, by source
+// apiVersion. They are immutable after compilation, so sharing them is not
+// mutable package state.
+var addonSchemas = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
+	out := map[string]*jsonschema.Schema{}
+	for version, file := range map[string]string{APIVersion: specs.AddonSchemaPath, APIVersionV1Alpha2: specs.AddonV1Alpha2SchemaPath} {
+		raw, err := specs.Schemas.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			return nil, err
+		}
+		c := jsonschema.NewCompiler()
+		c.UseLoader(refuseLoader{})
+		url := path.Base(file)
+		if err := c.AddResource(url, doc); err != nil {
+			return nil, err
+		}
+		if out[version], err = c.Compile(url); err != nil {
+			return nil, err
+		}
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(refuseLoader{})
-	const url = "addon.schema.json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(url)
+	return out, nil
 })
 
 // refuseLoader refuses every external document: the schema is self-contained.
@@ -50,13 +58,17 @@ var defMessages = map[string]string{
 	"semver":    "must be a strict semantic version MAJOR.MINOR.PATCH[-PRERELEASE][+BUILD], e.g. 1.2.3",
 	"url":       "must be an http:// or https:// URL",
 	"localPath": "must be a relative slash-separated path inside the package",
+	"fieldPath": "must be a dotted path of property names under spec, like greeting.text",
 }
 
-func validateAgainstSchema(doc any, file string) Errors {
-	sch, err := addonSchema()
+// validateAgainstSchema validates doc against the schema of the source
+// version apiVersion (APIVersion or APIVersionV1Alpha2).
+func validateAgainstSchema(doc any, file, apiVersion string) Errors {
+	schemas, err := addonSchemas()
 	if err != nil {
 		return Errors{{File: file, Msg: "internal: addon schema does not compile: " + err.Error()}}
 	}
+	sch := schemas[apiVersion]
 	verr := sch.Validate(doc)
 	if verr == nil {
 		return nil

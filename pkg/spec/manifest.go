@@ -3,6 +3,8 @@ package spec
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/opencontainers/go-digest"
@@ -33,8 +35,18 @@ func NewManifest(config, content ocispec.Descriptor, annotations map[string]stri
 	}
 }
 
+// configMediaTypes are the config media types this version reads.
+var configMediaTypes = []string{ConfigMediaType, ConfigMediaTypeV2}
+
 // ParseManifest decodes and checks an addonpack manifest. ref names it in errors.
 func ParseManifest(data []byte, ref string) (*Artifact, error) {
+	return parseManifest(data, ref, configMediaTypes)
+}
+
+// parseManifest checks the manifest, accepting the config media types
+// configTypes (a consumer of the first format version knew only
+// ConfigMediaType: manifest_test runs that path on a v2 manifest).
+func parseManifest(data []byte, ref string, configTypes []string) (*Artifact, error) {
 	file := ref + " manifest"
 	bad := func(field, format string, args ...any) error {
 		return &FieldError{File: file, Field: field, Msg: fmt.Sprintf(format, args...)}
@@ -55,8 +67,8 @@ func ParseManifest(data []byte, ref string) (*Artifact, error) {
 	if m.ArtifactType != ArtifactType {
 		return nil, bad("artifactType", "is %q, want %q: not an addonpack artifact", m.ArtifactType, ArtifactType)
 	}
-	if m.Config.MediaType != ConfigMediaType {
-		return nil, bad("config.mediaType", "is %q, want %q", m.Config.MediaType, ConfigMediaType)
+	if !slices.Contains(configTypes, m.Config.MediaType) {
+		return nil, bad("config.mediaType", "is %q, want %s", m.Config.MediaType, quoteOr(configTypes))
 	}
 	if err := checkDescriptor(m.Config, "config", bad); err != nil {
 		return nil, err
@@ -93,6 +105,15 @@ func checkDescriptor(d ocispec.Descriptor, field string, bad func(string, string
 		return bad(field+".size", "is negative")
 	}
 	return nil
+}
+
+// quoteOr renders ["a", "b"] as `"a" or "b"`.
+func quoteOr(vs []string) string {
+	q := make([]string, len(vs))
+	for i, v := range vs {
+		q[i] = strconv.Quote(v)
+	}
+	return strings.Join(q, " or ")
 }
 
 func isTarMediaType(mt string) bool {

@@ -4,8 +4,13 @@ import ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 // Source format identifiers (addon.yaml).
 const (
+	// APIVersion is the first source version, the one `addonpack init`
+	// writes: still read and written unchanged.
 	APIVersion = "addonpack.dev/v1alpha1"
-	Kind       = "Addon"
+	// APIVersionV1Alpha2 adds config conversion (spec.config.conversion)
+	// and profiles; its artifacts carry a ConfigMediaTypeV2 blob.
+	APIVersionV1Alpha2 = "addonpack.dev/v1alpha2"
+	Kind               = "Addon"
 	// FileName is the add-on manifest at the root of every package.
 	FileName = "addon.yaml"
 )
@@ -17,6 +22,10 @@ const (
 	// ConfigMediaType is the config blob (ConfigBlob): the resolved
 	// addon.yaml and the component-config schema, as JSON.
 	ConfigMediaType = "application/vnd.addonpack.addon.config.v1+json"
+	// ConfigMediaTypeV2 is the config blob of an addonpack.dev/v1alpha2
+	// add-on: ConfigMediaType's members plus "conversion" (the schemas of
+	// the older config versions). Consumers of v1 refuse it by media type.
+	ConfigMediaTypeV2 = "application/vnd.addonpack.addon.config.v2+json"
 	// ContentMediaType is the one and only layer: the package tree. It is
 	// the standard OCI layer type, and the manifest has no other layer,
 	// because Argo CD refuses manifests with more than one layer and Flux

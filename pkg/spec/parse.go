@@ -22,7 +22,12 @@ func ParseAddon(data []byte, file string) (*Addon, error) {
 	if err != nil {
 		return nil, err
 	}
-	if errs := validateAgainstSchema(doc, file); len(errs) > 0 {
+	if errs := validateAgainstSchema(doc, file, sourceVersion(doc)); len(errs) > 0 {
+		for _, e := range errs {
+			if e.Field == "apiVersion" {
+				e.Msg = "must be " + APIVersion + " or " + APIVersionV1Alpha2
+			}
+		}
 		return nil, errs
 	}
 	js, err := json.Marshal(doc)
@@ -40,6 +45,16 @@ func ParseAddon(data []byte, file string) (*Addon, error) {
 		return nil, err
 	}
 	return &a, nil
+}
+
+// sourceVersion picks the schema doc is validated against: its own
+// apiVersion when this version reads it, else the first one (whose error
+// then names the versions read).
+func sourceVersion(doc any) string {
+	if m, ok := doc.(map[string]any); ok && m["apiVersion"] == APIVersionV1Alpha2 {
+		return APIVersionV1Alpha2
+	}
+	return APIVersion
 }
 
 // decodeDocument turns one YAML or JSON document into JSON values (numbers as
