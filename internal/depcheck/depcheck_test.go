@@ -25,6 +25,7 @@ var fences = map[string][]string{
 	"github.com/santhosh-tekuri/jsonschema/":      {"pkg/schema", "pkg/spec", "pkg/verify"},
 	"github.com/addonpack/addonpack/testregistry": {"cmd/", "testregistry", "internal/realregistry"},
 	"github.com/CycloneDX/":                       {"pkg/sbom"},
+	"cel.dev/cel-go":                              {"pkg/convert"},
 }
 
 func TestFences(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/cache"
 	"github.com/addonpack/addonpack/pkg/config"
 	"github.com/addonpack/addonpack/pkg/consume"
+	"github.com/addonpack/addonpack/pkg/convert"
 	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/keys"
@@ -57,6 +58,7 @@ var sentinels = map[string]error{
 	"cache.ErrMiss":                 cache.ErrMiss,
 	"cache.ErrOffline":              cache.ErrOffline,
 	"config.ErrNoConfig":            config.ErrNoConfig,
+	"convert.ErrConvert":            convert.ErrConvert,
 	"deliver.ErrFormat":             deliver.ErrFormat,
 	"errdef.ErrDigestMismatch":      errdef.ErrDigestMismatch,
 	"errdef.ErrSizeMismatch":        errdef.ErrSizeMismatch,

@@ -1,0 +1,10 @@
+// Package convert converts a user's config object of an older version of an
+// add-on's config type to the current version (specs/config.md section 9):
+// a linear chain of steps, each a list of declarative rules (move, rename,
+// default, delete, set from a CEL expression, fail with a message).
+// Conversion is a function of the object alone: CEL runs with no clock, no
+// network and a cost limit, and the builder refuses expressions whose
+// estimated worst-case cost exceeds it.
+//
+// This is the only package that imports cel-go (internal/depcheck).
+package convert

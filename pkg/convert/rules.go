@@ -1,0 +1,142 @@
+package convert
+
+import (
+	"fmt"
+
+	"github.com/addonpack/addonpack/pkg/spec"
+)
+
+// apply runs the step's rules, in order, on s (modified in place), and
+// returns the rules applied, named as in reports.
+func (st step) apply(s map[string]any) ([]string, error) {
+	applied := []string{}
+	for _, r := range st.rules {
+		if r.cond != nil {
+			v, err := r.cond.eval(s)
+			if err != nil {
+				return applied, fmt.Errorf("%s.if: %v", r.field, err)
+			}
+			b, ok := v.Value().(bool)
+			if !ok {
+				return applied, fmt.Errorf("%s.if: %q is %s, not a bool", r.field, r.If, v.Type().TypeName())
+			}
+			if !b {
+				continue
+			}
+		}
+		did, err := r.apply(s)
+		if err != nil {
+			return applied, err
+		}
+		if did {
+			applied = append(applied, Describe(r.Rule))
+		}
+	}
+	return applied, nil
+}
+
+// apply runs one rule and reports whether it changed s.
+func (r rule) apply(s map[string]any) (bool, error) {
+	switch {
+	case r.Move != nil:
+		return move(s, r.Move.From, r.Move.To)
+	case r.Rename != nil:
+		return move(s, r.Rename.Path, sibling(r.Rename.Path, r.Rename.To))
+	case r.Default != nil:
+		if _, ok := lookup(s, r.Default.Path); ok {
+			return false, nil
+		}
+		if err := set(s, r.Default.Path, deepCopy(r.value)); err != nil {
+			return false, fmt.Errorf("default %s", err)
+		}
+		return true, nil
+	case r.Delete != nil:
+		return remove(s, r.Delete.Path), nil
+	case r.Set != nil:
+		out, err := r.set.eval(s)
+		if err != nil {
+			return false, fmt.Errorf("%s.set: %v", r.field, err)
+		}
+		v, err := fromCEL(out)
+		if err != nil {
+			return false, fmt.Errorf("%s.set: %q: %v", r.field, r.Set.Expression, err)
+		}
+		if err := set(s, r.Set.Path, v); err != nil {
+			return false, fmt.Errorf("set %s", err)
+		}
+		return true, nil
+	case r.Fail != nil:
+		return false, fmt.Errorf("%s", r.Fail.Message)
+	}
+	return false, fmt.Errorf("%s: no rule kind", r.field)
+}
+
+// move moves the value at from to to; nothing when from is absent.
+func move(s map[string]any, from, to string) (bool, error) {
+	v, ok := lookup(s, from)
+	if !ok {
+		return false, nil
+	}
+	if _, taken := lookup(s, to); taken {
+		return false, fmt.Errorf("move %s → %s: %s is already set", from, to, to)
+	}
+	if err := set(s, to, v); err != nil {
+		return false, fmt.Errorf("move %s → %s: %v", from, to, err)
+	}
+	remove(s, from)
+	return true, nil
+}
+
+// sibling replaces the last property name of path by name.
+func sibling(path, name string) string {
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i] == '.' {
+			return path[:i+1] + name
+		}
+	}
+	return name
+}
+
+// Describe names a rule in reports: "move message → greeting.text".
+func Describe(r spec.Rule) string {
+	var d string
+	switch {
+	case r.Move != nil:
+		d = fmt.Sprintf("move %s → %s", r.Move.From, r.Move.To)
+	case r.Rename != nil:
+		d = fmt.Sprintf("rename %s → %s", r.Rename.Path, sibling(r.Rename.Path, r.Rename.To))
+	case r.Default != nil:
+		d = fmt.Sprintf("default %s = %s", r.Default.Path, r.Default.Value)
+	case r.Delete != nil:
+		d = "delete " + r.Delete.Path
+	case r.Set != nil:
+		d = fmt.Sprintf("set %s = %s", r.Set.Path, r.Set.Expression)
+	case r.Fail != nil:
+		d = "fail: " + r.Fail.Message
+	}
+	if r.If != "" {
+		d += " (if " + r.If + ")"
+	}
+	return d
+}
+
+// deepCopy copies JSON values so that a conversion never shares (and so
+// never modifies) the caller's maps and lists.
+func deepCopy(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, e := range v {
+			m[k] = deepCopy(e)
+		}
+		return m
+	case []any:
+		l := make([]any, len(v))
+		for i, e := range v {
+			l[i] = deepCopy(e)
+		}
+		return l
+	default:
+		return v
+	}
+}
