@@ -33,6 +33,7 @@ FUZZ_TARGETS := \
 	./pkg/locate:FuzzParse \
 	./pkg/prune:FuzzDigestList \
 	./pkg/verify:FuzzMatchPattern \
+	./pkg/verify:FuzzParseTrustedRoot \
 	./pkg/provenance:FuzzSourceURI \
 	./pkg/semver:FuzzSelect \
 	./pkg/stack:FuzzParse \

@@ -39,9 +39,12 @@ type Sigstore struct {
 	rekorKey *ecdsa.PrivateKey
 	ctKey    *ecdsa.PrivateKey
 
-	// Start and End bound the CA's validity as the trusted root states it
-	// (its "validFor"); the certificates themselves are valid longer.
-	Start, End time.Time
+	// Start and End bound the validity of the CA, the logs and the TSA as
+	// the trusted root states it (their "validFor"); the certificates
+	// themselves are valid longer. CAStart and CAEnd, when set, bound the
+	// CA alone.
+	Start, End     time.Time
+	CAStart, CAEnd time.Time
 
 	serial atomic.Int64
 }
@@ -53,6 +56,12 @@ type Option func(*Sigstore)
 // and the TSA valid for (default: from one day ago to one day ahead).
 func WithValidity(start, end time.Time) Option {
 	return func(s *Sigstore) { s.Start, s.End = start, end }
+}
+
+// WithCAValidity sets the period the trusted root declares the Fulcio CA
+// valid for, apart from the logs' and the TSA's.
+func WithCAValidity(start, end time.Time) Option {
+	return func(s *Sigstore) { s.CAStart, s.CAEnd = start, end }
 }
 
 // New creates a Sigstore with fresh P-256 keys.
@@ -144,9 +153,13 @@ type RootOptions struct {
 
 // TrustedRoot returns the Sigstore trusted root of s.
 func (s *Sigstore) TrustedRoot(o RootOptions) (*root.TrustedRoot, error) {
+	caStart, caEnd := s.Start, s.End
+	if !s.CAStart.IsZero() {
+		caStart, caEnd = s.CAStart, s.CAEnd
+	}
 	cas := []root.CertificateAuthority{&root.FulcioCertificateAuthority{
 		Root: s.Root, Intermediates: []*x509.Certificate{s.Intermediate},
-		ValidityPeriodStart: s.Start, ValidityPeriodEnd: s.End, URI: FulcioURL,
+		ValidityPeriodStart: caStart, ValidityPeriodEnd: caEnd, URI: FulcioURL,
 	}}
 	logs := func(pub crypto.PublicKey, url string) map[string]*root.TransparencyLog {
 		id := LogID(pub)

@@ -117,6 +117,9 @@ var sentinels = map[string]error{
 	"verify.ErrTooMany":             verify.ErrTooMany,
 	"verify.ErrUnsigned":            verify.ErrUnsigned,
 	"verify.ErrUntrusted":           verify.ErrUntrusted,
+	"verify.ErrRootDigest":          verify.ErrRootDigest,
+	"verify.ErrIdentity":            verify.ErrIdentity,
+	"verify.ErrKeyless":             verify.ErrKeyless,
 	"verify.ErrVerification":        verify.ErrVerification,
 }
 

@@ -8,6 +8,8 @@ import (
 
 	ssldsse "github.com/secure-systems-lab/go-securesystemslib/dsse"
 	protobundle "github.com/sigstore/protobuf-specs/gen/pb-go/bundle/v1"
+	sgbundle "github.com/sigstore/sigstore-go/pkg/bundle"
+	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
 	"google.golang.org/protobuf/encoding/protojson"
 )
 
@@ -30,4 +32,40 @@ func bundleEnvelope(b []byte) ([]byte, error) {
 		e.Signatures = append(e.Signatures, ssldsse.Signature{KeyID: s.GetKeyid(), Sig: base64.StdEncoding.EncodeToString(s.GetSig())})
 	}
 	return json.Marshal(e)
+}
+
+// isKeylessBundle reports whether b is a Sigstore bundle whose verification
+// material is a certificate (keyless) rather than a public key hint.
+func isKeylessBundle(b []byte) bool {
+	var pb protobundle.Bundle
+	if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(b, &pb); err != nil {
+		return false
+	}
+	vm := pb.GetVerificationMaterial()
+	return vm.GetCertificate() != nil || vm.GetX509CertificateChain() != nil
+}
+
+// keylessBundle verifies a keyless Sigstore bundle (v0.1–v0.3) holding a
+// DSSE envelope against the scope's identities: sigstore-go checks the
+// envelope's signature, the certificate chain at the verified signing time,
+// the log entry, the timestamp and the SCT as the root requires, and that
+// the statement's subject is the digest; then the statement's types are
+// checked as for key-signed bundles.
+func (ck checker) keylessBundle(cd *candidate, b []byte) (*Identity, error) {
+	var sb sgbundle.Bundle
+	if err := sb.UnmarshalJSON(b); err != nil {
+		return nil, fmt.Errorf("%w: sigstore bundle: %w", ErrMalformed, err)
+	}
+	if sb.GetDsseEnvelope() == nil {
+		return nil, fmt.Errorf("%w: a keyless bundle with a message signature: the payload it signs is not stored with it; want a DSSE envelope", ErrPayloadType)
+	}
+	id, _, err := ck.keyless(cd, &sb, sgverify.WithArtifactDigest(ck.subject.Digest.Algorithm().String(), decodeHex(ck.subject.Digest.Encoded())), false)
+	if err != nil {
+		return nil, err
+	}
+	env, err := bundleEnvelope(b)
+	if err != nil {
+		return nil, err
+	}
+	return id, ck.statementChecks(cd, env, "identity "+id.Name)
 }

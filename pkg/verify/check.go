@@ -78,25 +78,40 @@ func (ck checker) check(ctx context.Context, cd *candidate) error {
 		return err
 	}
 	var key *Key
+	var id *Identity
+	classic := cd.Format == string(sign.FormatClassic)
 	switch {
-	case cd.Format == string(sign.FormatClassic) && cd.Kind == "signature":
+	case classic && cd.Kind == "signature" && isKeylessLayer(cd.ann):
+		id, err = ck.classicKeylessSignature(cd, b)
+	case classic && cd.Kind == "signature":
 		key, err = ck.classicSignature(ctx, cd, b)
-	case cd.Format == string(sign.FormatClassic):
+	case classic && isKeylessLayer(cd.ann):
+		if id, err = ck.classicKeylessAttestation(cd, b); err == nil {
+			err = ck.statementChecks(cd, b, "identity "+id.Name)
+		}
+	case classic:
 		key, err = ck.envelope(ctx, cd, b)
+	case isKeylessBundle(b):
+		id, err = ck.keylessBundle(cd, b)
 	default:
 		var env []byte
 		if env, err = bundleEnvelope(b); err == nil {
 			key, err = ck.envelope(ctx, cd, env)
 		}
 	}
-	if err == nil {
+	if err == nil && key != nil {
 		err = ck.window(key)
 	}
 	if err != nil {
 		cd.fail(fmt.Errorf("%s: %w", cd.Location, err))
 		return nil
 	}
-	cd.Verdict, cd.KeyID, cd.KeyName = Valid, key.Verifier.ID, key.Name
+	cd.Verdict = Valid
+	if id != nil {
+		cd.IdentityName, cd.signer = id.Name, identitySigner(cd.Identity)
+		return nil
+	}
+	cd.KeyID, cd.KeyName, cd.signer = key.Verifier.ID, key.Name, key.Verifier.ID
 	return nil
 }
 
@@ -118,22 +133,28 @@ func (ck checker) classicSignature(ctx context.Context, cd *candidate, pl []byte
 	if key == nil {
 		return nil, ck.untrusted()
 	}
-	sig, err := static.NewSignature(pl, cd.sig)
+	return key, ck.simpleClaim(pl, "key "+keys.ShortID(key.Verifier.ID))
+}
+
+// simpleClaim checks that a verified simple-signing payload names the
+// subject digest; who (the signer) goes in the message.
+func (ck checker) simpleClaim(pl []byte, who string) error {
+	sig, err := static.NewSignature(pl, "")
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+		return fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	// Always check the claim: the bytes verified, but do they name this digest?
 	if err := cosign.SimpleClaimVerifier(sig, ck.hash(), nil); err != nil {
-		return nil, fmt.Errorf("%w: key %s signed it, but %v (want %s)", ErrDigestClaim, keys.ShortID(key.Verifier.ID), err, ck.subject.Digest)
+		return fmt.Errorf("%w: %s signed it, but %v (want %s)", ErrDigestClaim, who, err, ck.subject.Digest)
 	}
 	var sci payload.SimpleContainerImage
 	if err := json.Unmarshal(pl, &sci); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+		return fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	if sci.Critical.Type != payload.CosignSignatureType {
-		return nil, fmt.Errorf("%w: payload type %q, want %q", ErrPayloadType, sci.Critical.Type, payload.CosignSignatureType)
+		return fmt.Errorf("%w: payload type %q, want %q", ErrPayloadType, sci.Critical.Type, payload.CosignSignatureType)
 	}
-	return key, nil
+	return nil
 }
 
 // envelope checks a DSSE envelope holding an in-toto statement.
@@ -153,30 +174,41 @@ func (ck checker) envelope(ctx context.Context, cd *candidate, env []byte) (*Key
 	if key == nil {
 		return nil, ck.untrusted()
 	}
+	return key, ck.statementChecks(cd, env, "key "+keys.ShortID(key.Verifier.ID))
+}
+
+// statementChecks checks a verified DSSE envelope's in-toto statement: its
+// subject is the digest, its predicate type what the storage says and what
+// the candidate's kind allows. who (the signer) goes in messages.
+func (ck checker) statementChecks(cd *candidate, env []byte, who string) error {
+	var e ssldsse.Envelope
+	if err := json.Unmarshal(env, &e); err != nil {
+		return fmt.Errorf("%w: DSSE envelope: %w", ErrMalformed, err)
+	}
 	if e.PayloadType != types.IntotoPayloadType {
-		return nil, fmt.Errorf("%w: DSSE payload type %q, want %q", ErrPayloadType, e.PayloadType, types.IntotoPayloadType)
+		return fmt.Errorf("%w: DSSE payload type %q, want %q", ErrPayloadType, e.PayloadType, types.IntotoPayloadType)
 	}
 	att, err := static.NewAttestation(env)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+		return fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	if err := cosign.IntotoSubjectClaimVerifier(att, ck.hash(), nil); err != nil {
-		return nil, fmt.Errorf("%w: key %s signed it, but the statement's subject is not %s (%v)", ErrDigestClaim, keys.ShortID(key.Verifier.ID), ck.subject.Digest, err)
+		return fmt.Errorf("%w: %s signed it, but the statement's subject is not %s (%v)", ErrDigestClaim, who, ck.subject.Digest, err)
 	}
 	body, err := base64.StdEncoding.DecodeString(e.Payload)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+		return fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	st, err := parseStatement(body)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if cd.PredicateType != "" && st.PredicateType != cd.PredicateType {
-		return nil, fmt.Errorf("%w: statement says %q, storage says %q", ErrPredicateType, st.PredicateType, cd.PredicateType)
+		return fmt.Errorf("%w: statement says %q, storage says %q", ErrPredicateType, st.PredicateType, cd.PredicateType)
 	}
 	switch {
 	case cd.Kind == "signature" && st.PredicateType != sign.CosignSignPredicateType:
-		return nil, fmt.Errorf("%w: signature statement of type %q, want %q", ErrPredicateType, st.PredicateType, sign.CosignSignPredicateType)
+		return fmt.Errorf("%w: signature statement of type %q, want %q", ErrPredicateType, st.PredicateType, sign.CosignSignPredicateType)
 	case cd.Kind == "attestation" && st.PredicateType == sign.CosignSignPredicateType:
 		cd.Kind = "signature"
 	}
@@ -184,7 +216,7 @@ func (ck checker) envelope(ctx context.Context, cd *candidate, env []byte) (*Key
 	if cd.Kind == "signature" {
 		cd.PredicateType = ""
 	}
-	return key, nil
+	return nil
 }
 
 func (ck checker) firstKey(ok func(*keys.Verifier) bool) *Key {

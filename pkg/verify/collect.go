@@ -22,6 +22,12 @@ type candidate struct {
 	repo registry.Reference
 	// sig is the base64 signature of a classic signature layer.
 	sig string
+	// ann are a classic layer's annotations (certificate, Rekor bundle,
+	// timestamp of keyless signatures).
+	ann map[string]string
+	// signer identifies the signer for the threshold: a key id, or a
+	// certificate's issuer and subject (distinct signers, specs/policy.md).
+	signer string
 }
 
 type collector struct {
@@ -105,7 +111,7 @@ func (c *collector) classic(ctx context.Context, suffix, kind string) ([]candida
 	}
 	out := make([]candidate, 0, len(m.Layers))
 	for i, l := range m.Layers {
-		cd := candidate{blob: l, repo: ref, Candidate: Candidate{
+		cd := candidate{blob: l, repo: ref, ann: l.Annotations, Candidate: Candidate{
 			Kind: kind, Format: string(sign.FormatClassic), Location: fmt.Sprintf("%s (layer %d)", ref, i),
 		}}
 		if kind == "signature" {

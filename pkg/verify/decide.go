@@ -22,7 +22,7 @@ func decide(res *Result, scope *Scope, cands []candidate, fail func(...error) (*
 			nSigs++
 			res.Signatures = append(res.Signatures, c.Candidate)
 			if c.Verdict == Valid {
-				signed[c.KeyID] = true
+				signed[c.signer] = true
 			} else {
 				sigErrs = append(sigErrs, c.err)
 			}
@@ -47,7 +47,7 @@ func decide(res *Result, scope *Scope, cands []candidate, fail func(...error) (*
 		reasons = append(reasons, fmt.Errorf("%w for %s (looked for tag %s and %s referrers)", ErrUnsigned,
 			res.Digest, strings.TrimPrefix(res.Digest.String(), "sha256:")[:12]+"….sig", sign.BundleMediaType))
 	case len(signed) < res.Threshold:
-		reasons = append(reasons, fmt.Errorf("%w: %d of the required %d trusted keys signed %s", ErrThreshold, len(signed), res.Threshold, res.Digest))
+		reasons = append(reasons, fmt.Errorf("%w: %d of the required %d trusted signers (distinct keys or certificate identities) signed %s", ErrThreshold, len(signed), res.Threshold, res.Digest))
 		reasons = append(reasons, sigErrs...)
 	}
 	reasons = append(reasons, provenanceReasons(scope.Provenance, cands, attErrs)...)
@@ -102,7 +102,13 @@ func provenanceReasons(r ProvenanceRules, cands []candidate, attErrs []error) []
 // slsa is the part of a SLSA v1 predicate the policy constrains.
 type slsa struct {
 	BuildDefinition struct {
-		BuildType            string `json:"buildType"`
+		BuildType          string `json:"buildType"`
+		ExternalParameters struct {
+			Workflow struct {
+				Repository string `json:"repository"`
+				Ref        string `json:"ref"`
+			} `json:"workflow"`
+		} `json:"externalParameters"`
 		ResolvedDependencies []struct {
 			URI    string            `json:"uri"`
 			Digest map[string]string `json:"digest"`
@@ -119,6 +125,9 @@ func checkSLSA(r ProvenanceRules, c candidate) error {
 	var p slsa
 	if c.statement == nil || json.Unmarshal(c.statement.Predicate, &p) != nil {
 		return fmt.Errorf("%w: %s: predicate is not SLSA v1 provenance", ErrProvenance, c.Location)
+	}
+	if err := crossCheckBuilder(c, p); err != nil {
+		return err
 	}
 	if len(r.BuilderIDs) > 0 && !matchAny(r.BuilderIDs, p.RunDetails.Builder.ID, func(s string) string { return s }) {
 		return fmt.Errorf("%w: %s (key %s): builder %q is not one of %q", ErrProvenance, c.Location, keys.ShortID(c.KeyID), p.RunDetails.Builder.ID, r.BuilderIDs)
@@ -144,3 +153,31 @@ func checkSLSA(r ProvenanceRules, c candidate) error {
 // without "git+", user, default port, trailing "/" or ".git"): the same
 // repository matches, another host or path never does.
 func normalizeRepo(u string) string { return provenance.RepositoryKey(u) }
+
+// crossCheckBuilder holds a keyless provenance to the certificate that
+// signed it (specs/policy.md): when the certificate carries GitHub Actions
+// build-signer claims, a builder id naming a GitHub workflow must be that
+// workflow (the build signer, or the calling workflow of a reusable one),
+// and GitHub's hosted-runner builder must name the certificate's source
+// repository and ref. A provenance cannot claim a builder other than the
+// one whose identity signed it.
+func crossCheckBuilder(c candidate, p slsa) error {
+	if c.Identity == nil || c.Identity.Extensions == nil || c.Identity.Extensions.BuildSignerURI == "" {
+		return nil
+	}
+	ext, b := c.Identity.Extensions, p.RunDetails.Builder.ID
+	switch {
+	case !strings.HasPrefix(b, "https://github.com/"):
+		return nil
+	case strings.Contains(b, "/.github/workflows/"):
+		if b != ext.BuildSignerURI && b != ext.BuildConfigURI {
+			return fmt.Errorf("%w: %s: builder %q is not the workflow that signed it (certificate build signer %q)", ErrProvenance, c.Location, b, ext.BuildSignerURI)
+		}
+	case strings.HasPrefix(b, "https://github.com/actions/runner/"):
+		wf := p.BuildDefinition.ExternalParameters.Workflow
+		if wf.Repository != ext.SourceRepositoryURI || (wf.Ref != "" && wf.Ref != ext.SourceRepositoryRef) {
+			return fmt.Errorf("%w: %s: provenance names workflow %s@%s, the certificate %s@%s", ErrProvenance, c.Location, wf.Repository, wf.Ref, ext.SourceRepositoryURI, ext.SourceRepositoryRef)
+		}
+	}
+	return nil
+}

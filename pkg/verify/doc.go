@@ -11,6 +11,16 @@
 // window. Provenance (SLSA v1) is checked for subject, predicate type,
 // builder id and source repository when the policy or the caller asks.
 //
+// Keyless signatures (a Fulcio certificate instead of a key, in a Sigstore
+// bundle or in a classic layer's annotations) are verified with sigstore-go
+// against the trusted roots a policy pins by digest (TrustedRoot), offline:
+// the certificate chains to a CA valid at the signing time that a Rekor
+// entry (SET or inclusion proof) and/or an RFC 3161 timestamp proves, with
+// the checks the root's content requires (Requirements), and must match an
+// Identity of the scope (issuer, subject, Fulcio extensions). Keys and
+// identities are both signers toward a scope's threshold; distinct signers
+// are distinct keys or distinct certificate (issuer, subject) pairs.
+//
 // Hostile registries are bounded: at most Limits.MaxSignatures candidates
 // are examined (more is a failure, CVE-2023-46737), every blob fetched is
 // capped at Limits.MaxBlobSize, and nothing valid means failure. Registry

@@ -29,6 +29,10 @@ var (
 	ErrProvenance    = errdef.New(errdef.ErrVerification, "provenance requirement not met")
 	ErrNoPolicy      = errdef.New(errdef.ErrVerification, "no policy applies")
 	ErrPolicy        = errdef.New(errdef.ErrInvalid, "invalid policy")
+	// Keyless signatures (specs/policy.md, "Keyless signers").
+	ErrRootDigest = errdef.New(errdef.ErrInvalid, "trusted root digest mismatch")
+	ErrIdentity   = errdef.New(errdef.ErrVerification, "certificate identity not trusted")
+	ErrKeyless    = errdef.New(errdef.ErrVerification, "keyless signature not proven by the trusted root")
 )
 
 // Error is a verification failure: it names the artifact and lists why.

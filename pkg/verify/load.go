@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -38,9 +39,24 @@ type policyFile struct {
 		NotBefore *time.Time `json:"notBefore"`
 		NotAfter  *time.Time `json:"notAfter"`
 	} `json:"keys"`
+	TrustedRoots []struct {
+		Name   string `json:"name"`
+		Path   string `json:"path"`
+		Digest string `json:"digest"`
+	} `json:"trustedRoots"`
+	Identities []struct {
+		Name          string            `json:"name"`
+		TrustedRoot   string            `json:"trustedRoot"`
+		Issuer        string            `json:"issuer"`
+		IssuerRegexp  string            `json:"issuerRegexp"`
+		Subject       string            `json:"subject"`
+		SubjectRegexp string            `json:"subjectRegexp"`
+		Extensions    map[string]string `json:"extensions"`
+	} `json:"identities"`
 	Scopes []struct {
 		Prefix     string   `json:"prefix"`
 		Keys       []string `json:"keys"`
+		Identities []string `json:"identities"`
 		Threshold  int      `json:"threshold"`
 		Provenance struct {
 			Required           bool     `json:"required"`
@@ -113,6 +129,10 @@ func ParsePolicy(ctx context.Context, raw []byte, name string, getenv func(strin
 		}
 		named[k.Name] = Key{Name: k.Name, Verifier: v, NotBefore: k.NotBefore, NotAfter: k.NotAfter}
 	}
+	identities, err := f.identities(name)
+	if err != nil {
+		return nil, err
+	}
 	p := &Policy{Limits: Limits{MaxSignatures: f.Limits.MaxSignatures, MaxBlobSize: f.Limits.MaxBlobSize}}
 	for _, s := range f.Scopes {
 		prefix, err := canonicalPrefix(s.Prefix)
@@ -129,6 +149,13 @@ func ParsePolicy(ctx context.Context, raw []byte, name string, getenv func(strin
 				return nil, fmt.Errorf("policy %s: %w: scope %q names undefined key %q", name, ErrPolicy, s.Prefix, kn)
 			}
 			sc.Keys = append(sc.Keys, k)
+		}
+		for _, in := range s.Identities {
+			id, ok := identities[in]
+			if !ok {
+				return nil, fmt.Errorf("policy %s: %w: scope %q names undefined identity %q", name, ErrPolicy, s.Prefix, in)
+			}
+			sc.Identities = append(sc.Identities, id)
 		}
 		p.Scopes = append(p.Scopes, sc)
 	}
@@ -199,4 +226,52 @@ func canonicalPrefix(prefix string) (string, error) {
 		return host + "/" + repo, nil
 	}
 	return host, nil
+}
+
+// identities loads the policy's trusted roots (each checked against its
+// pinned digest) and returns its identities by name.
+func (f *policyFile) identities(name string) (map[string]Identity, error) {
+	roots := map[string]*TrustedRoot{}
+	for _, r := range f.TrustedRoots {
+		if _, dup := roots[r.Name]; dup {
+			return nil, fmt.Errorf("policy %s: %w: trusted root %q defined twice", name, ErrPolicy, r.Name)
+		}
+		path := r.Path
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(filepath.Dir(name), path)
+		}
+		tr, err := LoadTrustedRoot(r.Name, path, r.Digest)
+		if err != nil {
+			if !errors.Is(err, ErrPolicy) {
+				err = fmt.Errorf("%w: %w", ErrPolicy, err)
+			}
+			return nil, fmt.Errorf("policy %s: %w", name, err)
+		}
+		roots[r.Name] = tr
+	}
+	out := map[string]Identity{}
+	for _, i := range f.Identities {
+		if _, dup := out[i.Name]; dup {
+			return nil, fmt.Errorf("policy %s: %w: identity %q defined twice", name, ErrPolicy, i.Name)
+		}
+		rn := i.TrustedRoot
+		if rn == "" && len(f.TrustedRoots) == 1 {
+			rn = f.TrustedRoots[0].Name
+		}
+		tr, ok := roots[rn]
+		if !ok {
+			return nil, fmt.Errorf("policy %s: %w: identity %q: no trusted root %q (name one of trustedRoots)", name, ErrPolicy, i.Name, rn)
+		}
+		ext, err := parseExtensions(i.Extensions)
+		if err != nil {
+			return nil, fmt.Errorf("policy %s: %w: identity %q: extensions: %w", name, ErrPolicy, i.Name, err)
+		}
+		id := Identity{Name: i.Name, Root: tr, Issuer: i.Issuer, IssuerRegexp: i.IssuerRegexp,
+			Subject: i.Subject, SubjectRegexp: i.SubjectRegexp, Extensions: ext}
+		if err := id.compile(); err != nil {
+			return nil, fmt.Errorf("policy %s: %w", name, err)
+		}
+		out[i.Name] = id
+	}
+	return out, nil
 }

@@ -27,7 +27,7 @@ func (r *Result) WriteText(w io.Writer, verbose bool) error {
 	for _, a := range r.Attestations {
 		if a.Verdict == Valid {
 			nAtt++
-			fmt.Fprintf(w, "  attested %s by %s\n", a.PredicateType, keys.ShortID(a.KeyID))
+			fmt.Fprintf(w, "  attested %s by %s\n", a.PredicateType, a.by())
 		}
 	}
 	fmt.Fprintf(w, "  %d signature(s), %d attestation(s) examined; %d valid signer(s), %d valid attestation(s)\n",
@@ -45,6 +45,9 @@ func (r *Result) WriteText(w io.Writer, verbose bool) error {
 				if c.KeyID != "" {
 					line += " key " + keys.ShortID(c.KeyID)
 				}
+				if c.Identity != nil {
+					line += " identity " + identitySigner(c.Identity)
+				}
 				fmt.Fprintf(w, "%s at %s\n", line, c.Location)
 				if c.Reason != "" {
 					fmt.Fprintf(w, "      why: %s\n", c.Reason)
@@ -53,4 +56,13 @@ func (r *Result) WriteText(w io.Writer, verbose bool) error {
 		}
 	}
 	return nil
+}
+
+// by names who made a valid candidate: its key (short id) or its
+// certificate's identity.
+func (c Candidate) by() string {
+	if c.Identity != nil && c.KeyID == "" {
+		return identitySigner(c.Identity)
+	}
+	return keys.ShortID(c.KeyID)
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
+
 	"github.com/addonpack/addonpack/pkg/keys"
 	"github.com/addonpack/addonpack/pkg/registry"
 )
@@ -43,7 +45,11 @@ type Scope struct {
 	// matches whole path segments: "r.io/a" matches "r.io/a/b", not "r.io/ab".
 	Prefix string
 	Keys   []Key
-	// Threshold is how many distinct Keys must have signed; 0 means 1.
+	// Identities are keyless signers (Fulcio certificates under a pinned
+	// trusted root); they count toward Threshold like keys.
+	Identities []Identity
+	// Threshold is how many distinct signers (keys by id, certificates by
+	// issuer and subject) must have signed; 0 means 1.
 	Threshold  int
 	Provenance ProvenanceRules
 }
@@ -104,15 +110,18 @@ type KeyOptions struct {
 	Limits     Limits
 	// Getenv reads "env://" key references; nil means os.Getenv.
 	Getenv func(string) string
+	// Identities are keyless signers trusted beside the keys (the
+	// --certificate-identity… flags); each names its trusted root.
+	Identities []Identity
 }
 
 // PolicyFromKeys returns a policy trusting the public keys named by refs
 // (files, "env://VAR", KMS URIs) for every reference.
 func PolicyFromKeys(ctx context.Context, refs []string, opts KeyOptions) (*Policy, error) {
-	if len(refs) == 0 {
-		return nil, fmt.Errorf("%w: no keys", ErrPolicy)
+	if len(refs) == 0 && len(opts.Identities) == 0 {
+		return nil, fmt.Errorf("%w: no keys or identities", ErrPolicy)
 	}
-	s := Scope{Threshold: opts.Threshold, Provenance: opts.Provenance}
+	s := Scope{Threshold: opts.Threshold, Provenance: opts.Provenance, Identities: opts.Identities}
 	for _, r := range refs {
 		v, err := keys.LoadVerifier(ctx, r, opts.Getenv)
 		if err != nil {
@@ -164,11 +173,16 @@ func (p *Policy) validate() error {
 			return fmt.Errorf("%w: scope %q listed twice", ErrPolicy, s.Prefix)
 		}
 		seen[s.Prefix] = true
-		if len(s.Keys) == 0 {
-			return fmt.Errorf("%w: scope %q has no keys", ErrPolicy, s.Prefix)
+		if len(s.Keys) == 0 && len(s.Identities) == 0 {
+			return fmt.Errorf("%w: scope %q has no keys or identities", ErrPolicy, s.Prefix)
 		}
-		if s.Threshold > len(distinctKeys(s.Keys)) {
-			return fmt.Errorf("%w: scope %q: threshold %d exceeds its %d distinct keys", ErrPolicy, s.Prefix, s.Threshold, len(distinctKeys(s.Keys)))
+		if n := len(distinctKeys(s.Keys)) + len(s.Identities); s.Threshold > n {
+			return fmt.Errorf("%w: scope %q: threshold %d exceeds its %d distinct signers (keys and identities)", ErrPolicy, s.Prefix, s.Threshold, n)
+		}
+		for i := range s.Identities {
+			if err := s.Identities[i].compile(); err != nil {
+				return fmt.Errorf("scope %q: %w", s.Prefix, err)
+			}
 		}
 		for _, k := range s.Keys {
 			if k.Verifier == nil {
@@ -219,9 +233,18 @@ func (p *Policy) Digest() string {
 		NotBefore *time.Time `json:"notBefore,omitempty"`
 		NotAfter  *time.Time `json:"notAfter,omitempty"`
 	}
+	type identity struct {
+		Root          string                 `json:"root"`
+		Issuer        string                 `json:"issuer,omitempty"`
+		IssuerRegexp  string                 `json:"issuerRegexp,omitempty"`
+		Subject       string                 `json:"subject,omitempty"`
+		SubjectRegexp string                 `json:"subjectRegexp,omitempty"`
+		Extensions    certificate.Extensions `json:"extensions"`
+	}
 	type scope struct {
 		Prefix     string          `json:"prefix"`
 		Keys       []key           `json:"keys"`
+		Identities []identity      `json:"identities,omitempty"`
 		Threshold  int             `json:"threshold"`
 		Provenance ProvenanceRules `json:"provenance"`
 	}
@@ -242,6 +265,19 @@ func (p *Policy) Digest() string {
 			cs.Keys = append(cs.Keys, ck)
 		}
 		sort.Slice(cs.Keys, func(i, j int) bool { return cs.Keys[i].ID < cs.Keys[j].ID })
+		for _, id := range s.Identities {
+			ci := identity{Issuer: id.Issuer, IssuerRegexp: id.IssuerRegexp, Subject: id.Subject,
+				SubjectRegexp: id.SubjectRegexp, Extensions: id.Extensions}
+			if id.Root != nil {
+				ci.Root = id.Root.Digest
+			}
+			cs.Identities = append(cs.Identities, ci)
+		}
+		sort.Slice(cs.Identities, func(i, j int) bool {
+			a, _ := json.Marshal(cs.Identities[i])
+			b, _ := json.Marshal(cs.Identities[j])
+			return string(a) < string(b)
+		})
 		canon.Scopes = append(canon.Scopes, cs)
 	}
 	sort.Slice(canon.Scopes, func(i, j int) bool { return canon.Scopes[i].Prefix < canon.Scopes[j].Prefix })

@@ -55,10 +55,15 @@ type Candidate struct {
 	PredicateType string `json:"predicateType,omitempty"`
 	KeyID         string `json:"keyId,omitempty"`
 	KeyName       string `json:"keyName,omitempty"`
-	Verdict       string `json:"verdict"`
-	Reason        string `json:"reason,omitempty"`
-	err           error
-	statement     *statement
+	// Identity is the certificate's identity of a keyless signature (set
+	// once the certificate verified against a trusted root), IdentityName
+	// the policy identity it matched.
+	Identity     *CertIdentity `json:"identity,omitempty"`
+	IdentityName string        `json:"identityName,omitempty"`
+	Verdict      string        `json:"verdict"`
+	Reason       string        `json:"reason,omitempty"`
+	err          error
+	statement    *statement
 }
 
 // Result lists every candidate checked and the decision.

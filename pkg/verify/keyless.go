@@ -1,0 +1,159 @@
+package verify
+
+import (
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
+	"github.com/sigstore/sigstore-go/pkg/root"
+	"github.com/sigstore/sigstore-go/pkg/tlog"
+	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
+)
+
+// CertIdentity is a verified certificate's identity, in the form a
+// policy's identities take (specs/policy.md), so that `verify -o json` and
+// `inspect --signatures` print what a user can copy into a policy.
+type CertIdentity struct {
+	Issuer     string                  `json:"issuer"`
+	Subject    string                  `json:"subject"`
+	Extensions *certificate.Extensions `json:"extensions,omitempty"`
+}
+
+func certIdentity(s certificate.Summary) *CertIdentity {
+	ext := s.Extensions
+	ext.Issuer = "" // said once, as issuer
+	out := &CertIdentity{Issuer: s.Issuer, Subject: s.SubjectAlternativeName}
+	if ext != (certificate.Extensions{}) {
+		out.Extensions = &ext
+	}
+	return out
+}
+
+// keyless verifies entity (a Sigstore bundle or a classic keyless layer)
+// against the trusted root of each identity of the scope, offline, with
+// the checks the root requires (TrustedRoot.verifier), and returns the
+// identity its certificate matches. skipTimestamp leaves RFC 3161
+// timestamps to the caller (classic attestations timestamp the envelope,
+// not the signature).
+func (ck checker) keyless(cd *candidate, entity sgverify.SignedEntity, artifact sgverify.ArtifactPolicyOption, skipTimestamp bool) (*Identity, *sgverify.VerificationResult, error) {
+	ids := ck.scope.Identities
+	if len(ids) == 0 {
+		return nil, nil, fmt.Errorf("%w: a keyless signature, and the policy trusts no identities (only keys)", ErrUntrusted)
+	}
+	var proofErrs []error
+	var mismatch []string
+	var seen *CertIdentity
+	tried := map[*TrustedRoot]bool{}
+	for i := range ids {
+		r := ids[i].Root
+		if tried[r] {
+			continue
+		}
+		tried[r] = true
+		if err := precheck(r, entity, skipTimestamp); err != nil {
+			proofErrs = append(proofErrs, fmt.Errorf("trusted root %q (%s): %w", r.Name, r.Digest, err))
+			continue
+		}
+		v, err := r.verifier(skipTimestamp)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: trusted root %q: %w", ErrKeyless, r.Name, err)
+		}
+		res, err := v.Verify(entity, sgverify.NewPolicy(artifact, sgverify.WithoutIdentitiesUnsafe()))
+		if err != nil {
+			proofErrs = append(proofErrs, fmt.Errorf("trusted root %q (%s): %w%s", r.Name, r.Digest, err, caHint(r, entity)))
+			continue
+		}
+		if res.Signature == nil || res.Signature.Certificate == nil {
+			proofErrs = append(proofErrs, fmt.Errorf("trusted root %q: no certificate was verified", r.Name))
+			continue
+		}
+		sum := *res.Signature.Certificate
+		seen = certIdentity(sum)
+		cd.Identity = seen
+		for j := range ids {
+			if ids[j].Root != r {
+				continue
+			}
+			if err := ids[j].match(sum); err != nil {
+				mismatch = append(mismatch, fmt.Sprintf("%s: %v", ids[j].Name, err))
+				continue
+			}
+			return &ids[j], res, nil
+		}
+	}
+	if seen != nil {
+		return nil, nil, fmt.Errorf("%w: certificate of issuer %q, subject %q matches none of the scope's identities (%s)",
+			ErrIdentity, seen.Issuer, seen.Subject, strings.Join(mismatch, "; "))
+	}
+	return nil, nil, fmt.Errorf("%w: %w", ErrKeyless, errors.Join(proofErrs...))
+}
+
+// precheck names the most common reasons a root refuses entity in words
+// (sigstore-go's own messages count what verified, not why the rest did
+// not): a log entry or timestamp the root requires and the entity lacks, a
+// signed entry timestamp made by a key that is not the root's.
+func precheck(r *TrustedRoot, entity sgverify.SignedEntity, skipTimestamp bool) error {
+	req := r.Requirements()
+	entries, err := entity.TlogEntries()
+	if err != nil {
+		return err
+	}
+	if req.TransparencyLog && len(entries) == 0 {
+		return errors.New("no transparency-log entry, and the root lists Rekor logs, so one is required")
+	}
+	for _, e := range entries {
+		if !e.HasInclusionPromise() {
+			continue
+		}
+		if err := tlog.VerifySET(e, r.root.RekorLogs()); err != nil {
+			return fmt.Errorf("log entry %d of log %x: its signed entry timestamp does not verify with the root's Rekor keys: %w", e.LogIndex(), e.LogKeyID(), err)
+		}
+	}
+	if req.Timestamp && !skipTimestamp {
+		ts, err := entity.Timestamps()
+		if err != nil {
+			return err
+		}
+		if len(ts) == 0 {
+			return errors.New("no RFC 3161 timestamp, and the root lists timestamping authorities, so one is required")
+		}
+	}
+	return nil
+}
+
+// caHint explains a chain failure whose cause is the root's CA validity:
+// no certificate authority of r is valid at the log entries' integrated
+// times (the signing times a log proves).
+func caHint(r *TrustedRoot, entity sgverify.SignedEntity) string {
+	entries, _ := entity.TlogEntries()
+	for _, e := range entries {
+		t := e.IntegratedTime()
+		ok := false
+		var windows []string
+		for _, ca := range r.root.FulcioCertificateAuthorities() {
+			f, isFulcio := ca.(*root.FulcioCertificateAuthority)
+			if !isFulcio {
+				ok = true
+				continue
+			}
+			windows = append(windows, f.ValidityPeriodStart.UTC().Format(time.RFC3339)+" to "+f.ValidityPeriodEnd.UTC().Format(time.RFC3339))
+			ok = ok || (!t.Before(f.ValidityPeriodStart) && (f.ValidityPeriodEnd.IsZero() || !t.After(f.ValidityPeriodEnd)))
+		}
+		if !ok {
+			return fmt.Sprintf(" (signed at %s, when none of the root's certificate authorities was valid: %s)", t.UTC().Format(time.RFC3339), strings.Join(windows, ", "))
+		}
+	}
+	return ""
+}
+
+// leafCertificate parses a PEM or DER certificate.
+func leafCertificate(b []byte) (*x509.Certificate, error) {
+	certs, err := parseCertificates(b)
+	if err != nil || len(certs) == 0 {
+		return nil, fmt.Errorf("%w: certificate: %v", ErrMalformed, err)
+	}
+	return certs[0], nil
+}
