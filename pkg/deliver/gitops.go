@@ -14,7 +14,8 @@ import (
 // GitOps describes an artifact for the controllers that consume it straight
 // from the registry. They build the package as published, with its packed
 // default config (the package lists its defaults as a local-config
-// resource); for another config, commit `render --format kustomize` output.
+// resource), or with a user's values when Edits carries them (see
+// Package.GitOpsEdits).
 type GitOps struct {
 	// Ref is the artifact, pinned by digest.
 	Ref   registry.Reference
@@ -36,6 +37,9 @@ type GitOps struct {
 	// SyncWave, when set, is the Argo CD sync wave of the Application
 	// (a stack's level): an app-of-apps parent syncs lower waves first.
 	SyncWave string
+	// Edits, from Package.GitOpsEdits, carry a user's values: the
+	// controllers append them to the package's root kustomization.
+	Edits Edits
 }
 
 func (g GitOps) defaults(ns string) GitOps {
@@ -95,6 +99,12 @@ func Flux(g GitOps) ([]byte, error) {
 	if g.TargetNamespace != "" {
 		ks["targetNamespace"] = g.TargetNamespace
 	}
+	if len(g.Edits.Patches) > 0 {
+		ks["patches"] = g.Edits.Patches
+	}
+	if len(g.Edits.Components) > 0 {
+		ks["components"] = g.Edits.Components
+	}
 	if len(g.DependsOn) > 0 {
 		var deps []any
 		for _, d := range g.DependsOn {
@@ -126,16 +136,20 @@ func ArgoCD(g GitOps) ([]byte, error) {
 	if g.SyncWave != "" {
 		m["annotations"] = map[string]any{"argocd.argoproj.io/sync-wave": g.SyncWave}
 	}
+	source := map[string]any{
+		"repoURL":        g.url(),
+		"targetRevision": g.Ref.Digest.String(),
+		"path":           path.Clean(g.Addon.KustomizeRoot()),
+	}
+	if kust := g.Edits.argoCD(); kust != nil {
+		source["kustomize"] = kust
+	}
 	app := map[string]any{
 		"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
 		"metadata": m,
 		"spec": map[string]any{
-			"project": "default",
-			"source": map[string]any{
-				"repoURL":        g.url(),
-				"targetRevision": g.Ref.Digest.String(),
-				"path":           path.Clean(g.Addon.KustomizeRoot()),
-			},
+			"project":     "default",
+			"source":      source,
 			"destination": dest,
 			"syncPolicy": map[string]any{
 				"automated":   map[string]any{"prune": true, "selfHeal": true},
@@ -144,6 +158,21 @@ func ArgoCD(g GitOps) ([]byte, error) {
 		},
 	}
 	return marshalAll([]any{app})
+}
+
+// argoCD is the Application's source.kustomize for e, or nil.
+func (e Edits) argoCD() map[string]any {
+	kust := map[string]any{}
+	if len(e.Patches) > 0 {
+		kust["patches"] = e.Patches
+	}
+	if len(e.Components) > 0 {
+		kust["components"] = e.Components
+	}
+	if len(kust) == 0 {
+		return nil
+	}
+	return kust
 }
 
 // fluxPath is the kustomization directory as Flux writes it: "./" or "./deploy".

@@ -80,26 +80,33 @@ func (p *Package) ConfigType() (*config.Type, error) {
 
 // input resolves values (nil for the packed defaults) into a render input.
 func (p *Package) input(values []byte, valuesName string) (render.Input, error) {
+	in, _, _, err := p.resolve(values, valuesName)
+	return in, err
+}
+
+// resolve resolves values into a render input, returning the config type
+// and the resolved config too (both nil for an add-on without one).
+func (p *Package) resolve(values []byte, valuesName string) (render.Input, *config.Type, *config.Resolved, error) {
 	in := render.Input{Files: p.Files, Root: p.Addon.KustomizeRoot(), Images: p.Images}
 	t, err := p.ConfigType()
 	if err != nil {
-		return in, err
+		return in, nil, nil, err
 	}
 	if t == nil {
 		if values != nil {
-			return in, fmt.Errorf("%s: %s declares no config type (spec.config in addon.yaml): %w", valuesName, p.Name, config.ErrNoConfig)
+			return in, nil, nil, fmt.Errorf("%s: %s declares no config type (spec.config in addon.yaml): %w", valuesName, p.Name, config.ErrNoConfig)
 		}
-		return in, nil
+		return in, nil, nil, nil
 	}
 	r, err := t.Resolve(values, valuesName)
 	if err != nil {
-		return in, err
+		return in, nil, nil, err
 	}
 	in.Config = r.Object
 	for _, c := range r.Components {
 		in.Components = append(in.Components, build.RelTo(in.Root, c))
 	}
-	return in, nil
+	return in, t, r, nil
 }
 
 // ErrFormat is returned for an unknown output format.

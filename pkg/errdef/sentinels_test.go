@@ -60,6 +60,7 @@ var sentinels = map[string]error{
 	"config.ErrNoConfig":            config.ErrNoConfig,
 	"convert.ErrConvert":            convert.ErrConvert,
 	"deliver.ErrFormat":             deliver.ErrFormat,
+	"deliver.ErrNotPatchable":       deliver.ErrNotPatchable,
 	"errdef.ErrDigestMismatch":      errdef.ErrDigestMismatch,
 	"errdef.ErrSizeMismatch":        errdef.ErrSizeMismatch,
 	"keys.ErrExists":                keys.ErrExists,

@@ -36,6 +36,11 @@ type Input struct {
 	// kustomization: how a relocated copy points the add-on's images at
 	// the destination registry while their digests stay fixed.
 	Images []Image
+	// Patches are kustomize `patches` entries appended to the root
+	// kustomization, as Flux (Kustomization spec.patches) and Argo CD
+	// (source.kustomize.patches) append theirs: how a user's values reach
+	// a package those controllers build from the registry.
+	Patches []Patch
 }
 
 // mu guards kustomize's process-wide state: kyaml's openapi package holds
@@ -131,7 +136,7 @@ func prepare(in Input, root string) (*pkgTree, *checker, []string, error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	written, err := inject(tree, root, kfile, in.Config, in.Components, in.Images)
+	written, err := inject(tree, root, kfile, in.Config, in.Components, in.Images, in.Patches)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -19,8 +19,8 @@ const configFileBase = "addonpack-config"
 // object, annotated as local config, is appended to its resources, and the
 // requested components to its components. The package files themselves
 // (Input.Files) are never modified. It returns the paths it wrote.
-func inject(tree *pkgTree, root, kfile string, config []byte, components []string, images []Image) (written []string, err error) {
-	if len(bytes.TrimSpace(config)) == 0 && len(components) == 0 && len(images) == 0 {
+func inject(tree *pkgTree, root, kfile string, config []byte, components []string, images []Image, patches []Patch) (written []string, err error) {
+	if len(bytes.TrimSpace(config)) == 0 && len(components) == 0 && len(images) == 0 && len(patches) == 0 {
 		return nil, nil
 	}
 	defer func() {
@@ -95,6 +95,9 @@ func inject(tree *pkgTree, root, kfile string, config []byte, components []strin
 		}
 	}
 	if err := appendImages(kust, images); err != nil {
+		return nil, fmt.Errorf("%s: %w", kfile, err)
+	}
+	if err := appendPatches(kust, patches); err != nil {
 		return nil, fmt.Errorf("%s: %w", kfile, err)
 	}
 	out, err := kust.String()
@@ -245,21 +248,7 @@ type Image struct {
 
 // appendImages appends images entries to the images list of m.
 func appendImages(m *yaml.RNode, images []Image) error {
-	if len(images) == 0 {
-		return nil
-	}
-	seq, err := field(m, "images")
-	if err != nil {
-		return err
-	}
-	if seq == nil {
-		if err := m.PipeE(yaml.SetField("images", yaml.NewListRNode())); err != nil {
-			return err
-		}
-		if seq, err = field(m, "images"); err != nil || seq == nil {
-			return fmt.Errorf("images: cannot create the list: %v", err)
-		}
-	}
+	var entries []*yaml.RNode
 	for _, img := range images {
 		entry := yaml.NewMapRNode(nil)
 		for _, kv := range [][2]string{{"name", img.Name}, {"newName", img.NewName}, {"digest", img.Digest}} {
@@ -269,7 +258,31 @@ func appendImages(m *yaml.RNode, images []Image) error {
 				}
 			}
 		}
-		seq.Content = append(seq.Content, entry.YNode())
+		entries = append(entries, entry)
+	}
+	return appendNodes(m, "images", entries)
+}
+
+// appendNodes appends entries to the list field key of m, creating the
+// list if it is missing.
+func appendNodes(m *yaml.RNode, key string, entries []*yaml.RNode) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	seq, err := field(m, key)
+	if err != nil {
+		return err
+	}
+	if seq == nil {
+		if err := m.PipeE(yaml.SetField(key, yaml.NewListRNode())); err != nil {
+			return err
+		}
+		if seq, err = field(m, key); err != nil || seq == nil {
+			return fmt.Errorf("%s: cannot create the list: %v", key, err)
+		}
+	}
+	for _, e := range entries {
+		seq.Content = append(seq.Content, e.YNode())
 	}
 	return nil
 }

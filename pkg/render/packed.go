@@ -6,7 +6,6 @@ import (
 	"path"
 
 	"sigs.k8s.io/kustomize/api/konfig"
-	"sigs.k8s.io/kustomize/kyaml/yaml"
 )
 
 // PackedConfig finds the resource of the root kustomization that holds the
@@ -17,23 +16,9 @@ import (
 // kubectl apply -k, Flux and Argo CD never apply it.
 func PackedConfig(files fs.FS, root, apiVersion, kind string) (string, bool, error) {
 	root = path.Clean(root)
-	var kfile string
-	for _, name := range []string{"kustomization.yaml", "kustomization.yml", "Kustomization"} {
-		if fi, err := fs.Stat(files, path.Join(root, name)); err == nil && fi.Mode().IsRegular() {
-			kfile = path.Join(root, name)
-			break
-		}
-	}
-	if kfile == "" {
-		return "", false, fmt.Errorf("no kustomization file in %s", displayDir(root))
-	}
-	data, err := readScanned(files, kfile)
+	kfile, kust, err := rootKustomization(files, root)
 	if err != nil {
 		return "", false, err
-	}
-	kust, err := yaml.Parse(string(data))
-	if err != nil {
-		return "", false, fmt.Errorf("%s: %w", kfile, err)
 	}
 	entries, err := listValues(kust, "resources")
 	if err != nil {

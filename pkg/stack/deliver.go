@@ -12,30 +12,48 @@ import (
 	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/spec"
 )
+
+// LoadOpener reads a locked add-on's config blob (Load) or its whole
+// package (Open), both on the consumer path.
+type LoadOpener interface {
+	Loader
+	Opener
+}
 
 // GitOps returns, for every add-on of steps, the objects Flux ("flux") or
 // Argo CD ("argocd") need to consume it straight from the registry, pinned
 // by its locked digest: Flux Kustomizations carry dependsOn edges (and
 // wait), Argo CD Applications a sync wave per level. tmpl carries the
 // shared settings (namespaces, interval, public key, plain HTTP; loopback
-// registries are reached over plain HTTP anyway). The
-// controllers apply each package with its packed defaults, so a step with a
-// values file is refused rather than silently ignored.
-func GitOps(ctx context.Context, l Loader, steps []Step, tool string, tmpl deliver.GitOps) ([]byte, error) {
+// registries are reached over plain HTTP anyway). A step with a values file
+// carries them as the patch deliver.Package.GitOpsEdits makes (its package
+// is fetched for that); one whose values cannot be carried that way is
+// refused, never silently applied with its defaults.
+func GitOps(ctx context.Context, l LoadOpener, steps []Step, tool string, tmpl deliver.GitOps) ([]byte, error) {
 	var out bytes.Buffer
 	for _, s := range steps {
-		if s.Values != "" {
-			return nil, fmt.Errorf("%s: values %s: Flux and Argo CD apply a package as published, with its defaults; render the stack with --format kustomize -o DIR and commit the directory: %w", s.Name, s.Values, ErrStack)
-		}
-		loaded, err := l.Load(ctx, s.Ref, s.Name)
-		if err != nil {
-			return nil, err
-		}
 		g := tmpl
-		g.Ref, g.Addon, g.DependsOn, g.SyncWave = s.Ref, loaded.Addon, s.DependsOn, strconv.Itoa(s.Level)
+		if s.Values == "" {
+			loaded, err := l.Load(ctx, s.Ref, s.Name)
+			if err != nil {
+				return nil, err
+			}
+			g.Addon = loaded.Addon
+		} else {
+			addon, edits, err := stepEdits(ctx, l, s)
+			if err != nil {
+				return nil, err
+			}
+			g.Addon, g.Edits = addon, edits
+		}
+		g.Ref, g.DependsOn, g.SyncWave = s.Ref, s.DependsOn, strconv.Itoa(s.Level)
 		g.PlainHTTP = tmpl.PlainHTTP || registry.IsLoopback(s.Ref.Registry)
-		var b []byte
+		var (
+			b   []byte
+			err error
+		)
 		switch tool {
 		case "flux":
 			b, err = deliver.Flux(g)
@@ -53,6 +71,25 @@ func GitOps(ctx context.Context, l Loader, steps []Step, tool string, tmpl deliv
 		out.Write(b)
 	}
 	return out.Bytes(), nil
+}
+
+// stepEdits opens a step's package and turns its values into the edits
+// Flux and Argo CD append to its root kustomization.
+func stepEdits(ctx context.Context, o Opener, s Step) (*spec.Addon, deliver.Edits, error) {
+	p, err := o.Open(ctx, s.Ref, s.Name)
+	if err != nil {
+		return nil, deliver.Edits{}, err
+	}
+	defer p.Close()
+	values, err := readValues(s.Values)
+	if err != nil {
+		return nil, deliver.Edits{}, err
+	}
+	e, err := p.GitOpsEdits(ctx, values, s.Values)
+	if err != nil {
+		return nil, deliver.Edits{}, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	return p.Addon, e, nil
 }
 
 // OrderFile lists, in install order, the kustomization directory of each

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/registry"
@@ -39,7 +40,12 @@ always give byte-identical output.
 --for flux|argocd prints the objects those controllers need to consume the artifact straight
 from the registry, pinned by digest (Flux: OCIRepository with a layerSelector and, with
 --public-key, cosign verification, plus a Kustomization; Argo CD: an Application with an OCI
-source). They apply the package as published, with its default config.
+source). Without --values they apply the package as published, with its default config.
+With --values the objects carry your resolved config as a patch of the package's config
+object (Kustomization spec.patches, Application source.kustomize.patches) and the
+components it enables; render checks in process that the package built that way equals
+render --values, and refuses otherwise (a component that reads the config in its own
+replacements: commit --format kustomize output instead).
 
 --stack FILE renders every add-on of a locked stack (addonpack lock FILE first), each fetched
 by its locked digest and verified again, with the values the stack file gives it, in install
@@ -50,6 +56,7 @@ Application a sync wave per level.`,
   addonpack render ./hello --values my-hello.yaml
   addonpack render localhost:5000/addons/hello:0.1.0 --key release.pub --format kustomize -o ./hello-rendered && kubectl apply -k ./hello-rendered
   addonpack render --for flux localhost:5000/addons/hello:0.1.0 --key release.pub --public-key release.pub
+  addonpack render --for argocd localhost:5000/addons/hello:0.1.0 --key release.pub --values my-hello.yaml
   addonpack render --stack addons.yaml --key release.pub`,
 		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -125,22 +132,37 @@ Application a sync wave per level.`,
 	return cmd
 }
 
-// renderFor prints Flux or Argo CD objects for a registry reference.
+// renderFor prints Flux or Argo CD objects for a registry reference; with
+// values, they carry them as a patch of the package's root kustomization.
 func (g *globals) renderFor(cmd *cobra.Command, arg, tool, values, keyFile string, gitops deliver.GitOps, vf *verifyFlags) error {
-	if values != "" {
-		return usageError{fmt.Errorf("--values cannot be used with --for: Flux and Argo CD apply the package as published (default config); use --format kustomize -o DIR and commit the directory")}
-	}
+	ctx := cmd.Context()
 	ref, err := g.reference(arg)
 	if err != nil {
 		return err
 	}
-	src, opts, err := g.consume(cmd.Context(), arg, vf)
+	src, opts, err := g.consume(ctx, arg, vf)
 	if err != nil {
 		return err
 	}
-	loaded, err := pull.Load(cmd.Context(), src, opts)
-	if err != nil {
-		return err
+	var loaded *artifact.Loaded
+	if values == "" {
+		if loaded, err = pull.Load(ctx, src, opts); err != nil {
+			return err
+		}
+	} else {
+		data, name, err := g.readValues(values)
+		if err != nil {
+			return err
+		}
+		p, err := deliver.Fetch(ctx, src, opts)
+		if err != nil {
+			return err
+		}
+		defer p.Close()
+		if gitops.Edits, err = p.GitOpsEdits(ctx, data, name); err != nil {
+			return err
+		}
+		loaded = p.Loaded
 	}
 	gitops.Ref, gitops.Addon = ref.WithDigest(loaded.Descriptor.Digest), loaded.Addon
 	gitops.PlainHTTP = g.plainHTTP || registry.IsLoopback(ref.Registry)

@@ -158,7 +158,19 @@ func TestRenderVerbs(t *testing.T) {
 	norm := strings.NewReplacer(reg.Host(), "registry.example:5000", digest, "sha256:DIGEST")
 	golden(t, "flux.yaml", norm.Replace(flux.out))
 	golden(t, "argocd.yaml", norm.Replace(argo.out))
-	if r := run(t, env, "render", "--for", "flux", ref, "--values", vs, "--key", pubKey); r.code != commands.ExitUsage {
-		t.Fatalf("--for with --values: %+v", r)
+	// With values: a patch of the CoreDNSConfig object (pkg/deliver's
+	// tests build it as the controllers do).
+	for _, tool := range []string{"flux", "argocd"} {
+		r := run(t, env, "render", "--for", tool, ref, "--values", vs, "--key", pubKey)
+		if r.code != 0 || !strings.Contains(r.out, "path: /spec") || !strings.Contains(r.out, "replicas: 7") {
+			t.Fatalf("--for %s --values: %+v", tool, r)
+		}
+		golden(t, tool+"-values.yaml", norm.Replace(r.out))
+	}
+	// Values that enable nodelocal, whose own replacements read the config
+	// before the root's patches run: refused, naming the difference.
+	customValues := filepath.Join(coredns, "config", "custom.yaml")
+	if r := run(t, env, "render", "--for", "flux", ref, "--values", customValues, "--key", pubKey); r.code != commands.ExitInvalid || !strings.Contains(r.err, "values cannot reach Flux or Argo CD through a patch") || !strings.Contains(r.err, "@@") {
+		t.Fatalf("--for with values a patch cannot carry: %+v", r)
 	}
 }

@@ -67,15 +67,8 @@ func TestStackConsumers(t *testing.T) {
 		t.Fatalf("pull --stack into a full directory: %+v", r)
 	}
 
-	// Flux and Argo CD objects, pinned by the locked digests, in order.
-	// The controllers apply packages with their defaults: a stack with
-	// values is refused rather than silently rendered without them.
-	if r := run(t, nil, "render", "--stack", file, "--policy", policy, "--for", "flux"); r.code != commands.ExitInvalid || !strings.Contains(r.err, "values "+filepath.Join(stackDir, "operator.yaml")) {
-		t.Fatalf("render --stack --for flux with values: %+v", r)
-	}
-	if err := os.WriteFile(file, []byte(strings.Replace(mustRead(t, file), "    values: operator.yaml\n", "", 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	// Flux and Argo CD objects, pinned by the locked digests, in order;
+	// cert-operator's values travel as a patch of its config object.
 	digests := regexp.MustCompile(`sha256:[0-9a-f]{64}`)
 	for _, tool := range []string{"flux", "argocd"} {
 		r := run(t, nil, "render", "--stack", file, "--policy", policy, "--for", tool)
@@ -86,6 +79,9 @@ func TestStackConsumers(t *testing.T) {
 			if !strings.Contains(r.out, w.host+"/addons/"+a) {
 				t.Fatalf("--for %s lacks %s:\n%s", tool, a, r.out)
 			}
+		}
+		if strings.Count(r.out, "path: /spec") != 1 || !strings.Contains(r.out, "replicas: 3") {
+			t.Fatalf("--for %s: want cert-operator's values, and only its, as a patch:\n%s", tool, r.out)
 		}
 		got := digests.ReplaceAllString(strings.ReplaceAll(r.out, w.host, "REGISTRY"), "sha256:DIGEST")
 		golden(t, "stack-"+tool+".yaml", got)
