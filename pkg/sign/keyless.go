@@ -3,7 +3,9 @@ package sign
 import (
 	"context"
 	"crypto/x509"
+	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"sync"
@@ -16,14 +18,20 @@ import (
 	sgsign "github.com/sigstore/sigstore-go/pkg/sign"
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
-// Sigstore's public-good instances: the defaults of KeylessConfig. There is
-// no default timestamp authority: Rekor's signed entry timestamp already
-// proves when a signature was made (as cosign v2 signs by default).
+// Sigstore's public-good instances. DefaultFulcioURL and DefaultRekorURL
+// are KeylessConfig's defaults; DefaultTSAURL is the CLI's default
+// --timestamp-server-url (the library takes none unless told): Sigstore's
+// public-good trusted root lists this timestamp authority, and a verifier
+// that derives its checks from the root (as addonpack verify does) then
+// requires an RFC 3161 timestamp besides the Rekor entry.
 const (
 	DefaultFulcioURL = "https://fulcio.sigstore.dev"
 	DefaultRekorURL  = "https://rekor.sigstore.dev"
+	DefaultTSAURL    = "https://timestamp.sigstore.dev/api/v1/timestamp"
 )
 
 // keylessTimeout bounds each request to Fulcio, Rekor or the TSA.
@@ -43,8 +51,8 @@ type KeylessConfig struct {
 	// FulcioURL and RekorURL default to Sigstore's public-good instances.
 	FulcioURL, RekorURL string
 	// TSAURL, when set, is an RFC 3161 timestamp authority's full URL
-	// (public good: https://timestamp.sigstore.dev/api/v1/timestamp); the
-	// bundle then carries a signed timestamp besides the log entry.
+	// (public good: DefaultTSAURL); the bundle then carries a signed
+	// timestamp besides the log entry. Empty: none.
 	TSAURL string
 	// TrustedRoot, when set, is a trusted_root.json that every bundle is
 	// verified against right after signing (identity not checked).
@@ -144,9 +152,21 @@ func (k *Keyless) GetCertificate(ctx context.Context, kp sgsign.Keypair, _ *sgsi
 // Fulcio refuses the identity token.
 func (k *Keyless) Certify(ctx context.Context) error {
 	if _, err := k.GetCertificate(ctx, k.keypair, nil); err != nil {
-		return fmt.Errorf("%w: keyless: %w", ErrSign, err)
+		return fmt.Errorf("%w: keyless: %w", failureClass(err), err)
 	}
 	return nil
+}
+
+// failureClass is ErrSign, or errdef.ErrUnreachable when a service could
+// not be reached at all (connection, DNS, TLS, timeout): exit code 5, as
+// for an unreachable registry.
+func failureClass(err error) error {
+	var ue *url.Error
+	var ne net.Error
+	if errors.As(err, &ue) || errors.As(err, &ne) {
+		return errdef.ErrUnreachable
+	}
+	return ErrSign
 }
 
 // bundle signs a DSSE envelope of the in-toto statement stmt, gets it
@@ -170,7 +190,7 @@ func (k *Keyless) bundle(ctx context.Context, stmt []byte) ([]byte, *Identity, e
 	}
 	pb, err := sgsign.Bundle(&sgsign.DSSEData{Data: stmt, PayloadType: types.IntotoPayloadType}, k.keypair, opts)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: keyless (Fulcio %s, Rekor %s): %w", ErrSign, k.cfg.FulcioURL, k.cfg.RekorURL, err)
+		return nil, nil, fmt.Errorf("%w: keyless (Fulcio %s, Rekor %s): %w", failureClass(err), k.cfg.FulcioURL, k.cfg.RekorURL, err)
 	}
 	raw, err := protojson.Marshal(pb)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/addonpack/addonpack/internal/testartifact"
 	"github.com/addonpack/addonpack/internal/testsigstore"
 	"github.com/addonpack/addonpack/pkg/build"
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/sign"
 )
 
@@ -240,6 +242,9 @@ func TestKeylessRefusals(t *testing.T) {
 			_, err = sign.Sign(ctx, tgt, p.Desc, nil, tc.opts)
 			if err == nil || !strings.Contains(err.Error(), tc.says) {
 				t.Fatalf("err %v, want one saying %q", err, tc.says)
+			}
+			if unreachable := strings.Contains(tc.name, "unreachable"); unreachable != errors.Is(err, errdef.ErrUnreachable) {
+				t.Errorf("error %v: in class unreachable %v, want %v", err, !unreachable, unreachable)
 			}
 			if tc.cfg.FulcioURL != "" && !strings.Contains(err.Error(), p.Desc.Digest.String()) {
 				t.Errorf("error %q does not name the digest", err)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/addonpack/addonpack/pkg/keys"
 	"github.com/addonpack/addonpack/pkg/sign"
 )
 
@@ -37,14 +36,16 @@ func newAttest(g *globals) *cobra.Command {
 		typ       string
 	)
 	cmd := &cobra.Command{
-		Use:   "attest REF --key KEY --predicate FILE --type TYPE",
+		Use:   "attest REF (--key KEY | --keyless) --predicate FILE --type TYPE",
 		Short: "Attach a signed in-toto attestation (an SBOM, a test report, …) to an artifact",
 		Long: `attest resolves REF once, wraps the JSON predicate in FILE in an in-toto Statement v1 whose
 subject is the manifest digest, signs it as a DSSE envelope with KEY and stores it the way
 'cosign attest' does (sha256-<hex>.att), or as a Sigstore bundle referrer with
 --signature-format bundle. TYPE is a predicate type URI or one of cosign's short names:
 slsaprovenance1, slsaprovenance, spdx, spdxjson, cyclonedx, link, vuln, openvex, custom.
-An earlier attestation of the same type by the same key is replaced.`,
+An earlier attestation of the same type by the same key is replaced.
+With --keyless (see 'addonpack sign --help') the attestation is signed with a Fulcio
+certificate for your OIDC identity, logged in Rekor and stored as a Sigstore bundle referrer.`,
 		Example: `  COSIGN_PASSWORD=secret addonpack attest localhost:5000/addons/hello:0.1.0 --key release.key --predicate sbom.spdx.json --type spdxjson`,
 		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -64,7 +65,7 @@ An earlier attestation of the same type by the same key is replaced.`,
 			if err != nil {
 				return err
 			}
-			t, desc, s, err := g.signingTarget(ctx, args[0], sf.key)
+			t, desc, s, err := g.signingTarget(ctx, args[0], &sf, &opts)
 			if err != nil {
 				return err
 			}
@@ -78,7 +79,7 @@ An earlier attestation of the same type by the same key is replaced.`,
 				return err
 			}
 			return f.print(g.streams.Out, res, func(w io.Writer) error {
-				_, err := fmt.Fprintf(w, "Attested %s (%s) with key %s at %s\n", ref.WithDigest(desc.Digest), res.PredicateType, keys.ShortID(res.KeyID), res.Location)
+				_, err := fmt.Fprintf(w, "Attested %s (%s) with %s at %s\n", ref.WithDigest(desc.Digest), res.PredicateType, signedBy(*res), res.Location)
 				return err
 			})
 		},

@@ -11,6 +11,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/keys"
 	"github.com/addonpack/addonpack/pkg/provenance"
 	"github.com/addonpack/addonpack/pkg/push"
+	"github.com/addonpack/addonpack/pkg/sign"
 )
 
 func newPush(g *globals) *cobra.Command {
@@ -40,7 +41,9 @@ unless they speak TLS; any other registry needs HTTPS or --plain-http.
 With --key, the pushed digest is then signed and a SLSA v1 provenance attestation is
 attached, in the same process (see 'addonpack sign' and specs/provenance.md). The builder id
 is --builder-id, else derived from CI (GitHub Actions' workflow ref, GitLab CI), else
-addonpack's local builder id.
+addonpack's local builder id. With --keyless instead of --key, both are signed keyless and
+stored as Sigstore bundle referrers (see 'addonpack sign --help'); the Fulcio certificate is
+obtained before anything is written, so a refused identity token leaves nothing behind.
 
 With --prefix, every DIR is pushed to PREFIX/<name>:<version> from its addon.yaml, in one
 process: one key unlock, one registry client, a few add-ons in flight at once. One line
@@ -59,8 +62,11 @@ per add-on; a failure does not stop the others, and the first one sets the exit 
 			return exactArgs(2)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if sf.sbom && sf.key == "" {
-				return usageError{errors.New("--sbom needs --key: the SBOM is a signed attestation")}
+			if sf.sbom && sf.key == "" && !sf.keyless.enabled() {
+				return usageError{errors.New("--sbom needs --key or --keyless: the SBOM is a signed attestation")}
+			}
+			if err := sf.keyless.check(sf.key); err != nil {
+				return err
 			}
 			if prefix != "" {
 				return g.pushMany(cmd.Context(), prefix, args, &sf, builderID, lf, f)
@@ -83,7 +89,7 @@ per add-on; a failure does not stop the others, and the first one sets the exit 
 			}
 			bopts.Limits = &limits
 			popts := push.Options{Build: bopts, Name: name}
-			if sf.key != "" {
+			if sf.signs() {
 				if popts.Sign, err = g.pushSignOptions(cmd.Context(), &sf, builderID); err != nil {
 					return err
 				}
@@ -97,7 +103,7 @@ per add-on; a failure does not stop the others, and the first one sets the exit 
 					return err
 				}
 				for _, s := range res.Signatures {
-					fmt.Fprintf(g.streams.Err, "%s %s with key %s at %s\n", s.Kind, s.PredicateType, keys.ShortID(s.KeyID), s.Location)
+					fmt.Fprintf(g.streams.Err, "%s %s with %s at %s\n", s.Kind, s.PredicateType, signedBy(s), s.Location)
 				}
 				return nil
 			})
@@ -115,10 +121,18 @@ per add-on; a failure does not stop the others, and the first one sets the exit 
 
 // pushSignOptions gathers the provenance settings; push unlocks the key once,
 // while it builds.
-func (g *globals) pushSignOptions(_ context.Context, sf *signFlags, builderID string) (*push.SignOptions, error) {
+func (g *globals) pushSignOptions(ctx context.Context, sf *signFlags, builderID string) (*push.SignOptions, error) {
 	opts, err := sf.options()
 	if err != nil {
 		return nil, err
+	}
+	unlock := func(ctx context.Context) (*keys.Signer, error) { return g.signer(ctx, sf.key) }
+	var kl *sign.Keyless
+	if sf.keyless.enabled() {
+		if kl, err = g.keyless(ctx, &sf.keyless); err != nil {
+			return nil, err
+		}
+		unlock, opts.Format = nil, sign.FormatBundle
 	}
 	ci := provenance.FromEnv(g.getenv)
 	var bom *push.SBOMOptions
@@ -127,7 +141,8 @@ func (g *globals) pushSignOptions(_ context.Context, sf *signFlags, builderID st
 	}
 	return &push.SignOptions{
 		SBOM:           bom,
-		Unlock:         func(ctx context.Context) (*keys.Signer, error) { return g.signer(ctx, sf.key) },
+		Unlock:         unlock,
+		Keyless:        kl,
 		Format:         opts.Format,
 		BuilderID:      provenance.BuilderID(builderID, g.getenv),
 		InvocationID:   ci.InvocationID,

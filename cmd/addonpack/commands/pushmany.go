@@ -45,7 +45,7 @@ func (g *globals) pushMany(ctx context.Context, prefix string, dirs []string, sf
 	}
 	bopts.Limits = &limits
 	opts := push.Options{Build: bopts}
-	if sf.key != "" {
+	if sf.signs() {
 		if opts.Sign, err = g.pushSignOptions(ctx, sf, builderID); err != nil {
 			return err
 		}

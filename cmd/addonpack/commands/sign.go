@@ -21,12 +21,14 @@ type signFlags struct {
 	format      string
 	annotations []string
 	sbom        bool // push only: attach an SBOM attestation
+	keyless     keylessFlags
 }
 
 func (s *signFlags) add(cmd *cobra.Command, keyHelp string) {
 	cmd.Flags().StringVar(&s.key, "key", "", keyHelp)
 	cmd.Flags().StringVar(&s.format, "signature-format", string(sign.FormatClassic),
 		`where signatures and attestations go: "classic" (cosign's sha256-<hex>.sig/.att tags, any registry) or "bundle" (Sigstore bundle v0.3 as an OCI referrer)`)
+	s.keyless.add(cmd)
 }
 
 func (s *signFlags) addSBOM(cmd *cobra.Command) {
@@ -81,7 +83,7 @@ func newSign(g *globals) *cobra.Command {
 		f  format
 	)
 	cmd := &cobra.Command{
-		Use:   "sign REF --key KEY",
+		Use:   "sign REF (--key KEY | --keyless)",
 		Short: "Sign an artifact's manifest digest (cosign-compatible)",
 		Long: `sign resolves REF once and signs the manifest digest with KEY: a cosign key file,
 env://VAR (the PEM in a variable), or a KMS URI (awskms://, gcpkms://, azurekms://,
@@ -89,7 +91,14 @@ hashivault://). The password of an encrypted key comes from $COSIGN_PASSWORD or 
 
 By default the signature is stored the way 'cosign sign' stores it (a simple-signing payload
 in the sha256-<hex>.sig tag), which every registry supports and 'cosign verify' reads.
---signature-format bundle stores a Sigstore bundle as an OCI 1.1 referrer instead.`,
+--signature-format bundle stores a Sigstore bundle as an OCI 1.1 referrer instead.
+
+--keyless signs without a key, as 'cosign sign' does in CI: an ephemeral key, a Fulcio
+certificate binding it to your OIDC identity (--identity-token TOKEN or @FILE; in a GitHub
+Actions job with permissions id-token: write, the job's own token), the signature logged in
+Rekor, all in a Sigstore bundle referrer that 'cosign verify --new-bundle-format' and
+'addonpack verify --trusted-root' read. --fulcio-url, --rekor-url and --timestamp-server-url
+default to Sigstore's public-good services (no timestamp authority).`,
 		Example: `  COSIGN_PASSWORD=secret addonpack sign localhost:5000/addons/hello:0.1.0 --key release.key
   COSIGN_PASSWORD=secret addonpack sign localhost:5000/addons/hello:0.1.0 --key release.key -a team=dns --signature-format bundle`,
 		Args: exactArgs(1),
@@ -99,7 +108,7 @@ in the sha256-<hex>.sig tag), which every registry supports and 'cosign verify' 
 			if err != nil {
 				return err
 			}
-			t, desc, s, err := g.signingTarget(ctx, args[0], sf.key)
+			t, desc, s, err := g.signingTarget(ctx, args[0], &sf, &opts)
 			if err != nil {
 				return err
 			}
@@ -109,7 +118,7 @@ in the sha256-<hex>.sig tag), which every registry supports and 'cosign verify' 
 				return err
 			}
 			return f.print(g.streams.Out, res, func(w io.Writer) error {
-				_, err := fmt.Fprintf(w, "Signed %s with key %s (%s) at %s\n", ref.WithDigest(desc.Digest), keys.ShortID(res.KeyID), res.Format, res.Location)
+				_, err := fmt.Fprintf(w, "Signed %s with %s (%s) at %s\n", ref.WithDigest(desc.Digest), signedBy(*res), res.Format, res.Location)
 				return err
 			})
 		},
@@ -120,13 +129,14 @@ in the sha256-<hex>.sig tag), which every registry supports and 'cosign verify' 
 	return cmd
 }
 
-// signingTarget resolves arg once and unlocks key: what sign and attest need.
-func (g *globals) signingTarget(ctx context.Context, arg, key string) (sign.Target, ocispec.Descriptor, *keys.Signer, error) {
+// signingTarget resolves arg once and unlocks the key (or prepares keyless
+// signing in opts): what sign and attest need.
+func (g *globals) signingTarget(ctx context.Context, arg string, sf *signFlags, opts *sign.Options) (sign.Target, ocispec.Descriptor, *keys.Signer, error) {
 	c, ref, err := g.resolveTarget(ctx, arg)
 	if err != nil {
 		return sign.Target{}, ocispec.Descriptor{}, nil, err
 	}
-	s, err := g.signer(ctx, key)
+	s, err := g.signerFor(ctx, sf, opts)
 	if err != nil {
 		return sign.Target{}, ocispec.Descriptor{}, nil, err
 	}
