@@ -24,7 +24,7 @@ func TestCosignVerifiesBundles(t *testing.T) {
 		switch {
 		case strings.HasPrefix(line, "echo '") && strings.HasSuffix(line, "' > trusted_root.json"):
 			rootJSON = strings.TrimSuffix(strings.TrimPrefix(line, "echo '"), "' > trusted_root.json")
-		case strings.HasPrefix(line, "cosign verify") && strings.Contains(line, "--new-bundle-format"):
+		case strings.HasPrefix(line, "cosign verify") && strings.Contains(line, "--new-bundle-format") && strings.Contains(line, "--key"):
 			cmds = append(cmds, strings.Fields(line)[1:])
 		}
 	}

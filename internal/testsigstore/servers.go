@@ -15,6 +15,8 @@ type Servers struct {
 	Fulcio *Fulcio
 	Rekor  *Rekor
 	TSA    *TSA
+
+	ss *Sigstore
 }
 
 // StartServers starts the servers for the life of t.
@@ -30,6 +32,7 @@ func StartServers(t testing.TB, ss *Sigstore) *Servers {
 		Fulcio: NewFulcio(t, ss, trusted),
 		Rekor:  NewRekor(t, ss),
 		TSA:    NewTSA(t, ss),
+		ss:     ss,
 	}
 }
 

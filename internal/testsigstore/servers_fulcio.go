@@ -93,8 +93,8 @@ func (f *Fulcio) signingCertV2(w http.ResponseWriter, r *http.Request) {
 }
 
 // signingCertV1 is Fulcio's legacy API: {publicKey: {algorithm, content
-// (base64 DER)}, signedEmailAddress (base64 signature)} in, the PEM chain
-// out.
+// (base64 of the PEM or DER key)}, signedEmailAddress (base64 signature)}
+// in, the PEM chain out.
 func (f *Fulcio) signingCertV1(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		PublicKey struct {
@@ -106,7 +106,10 @@ func (f *Fulcio) signingCertV1(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "request: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: req.PublicKey.Content})
+	keyPEM := req.PublicKey.Content // PEM, as cosign sends it, or DER
+	if block, _ := pem.Decode(keyPEM); block == nil {
+		keyPEM = pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: req.PublicKey.Content})
+	}
 	chain, status, err := f.certify(r, string(keyPEM), req.SignedEmailAddress)
 	if err != nil {
 		http.Error(w, err.Error(), status)

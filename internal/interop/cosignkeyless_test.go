@@ -1,0 +1,183 @@
+package interop_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/addonpack/addonpack/internal/testsigstore"
+)
+
+// keylessPublish pushes hello to host with push --keyless against the test
+// Sigstore's loopback services, as the workflow identity w, and returns it
+// with the trusted root's path.
+func keylessPublish(t *testing.T, host string, ss *testsigstore.Sigstore, srv *testsigstore.Servers, w testsigstore.GitHubWorkflow) (published, string) {
+	t.Helper()
+	dir := t.TempDir()
+	p := published{dir: dir, src: filepath.Join(dir, "hello")}
+	rootJSON, err := ss.TrustedRootJSON(testsigstore.RootOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, "trusted_root.json")
+	if err := os.WriteFile(root, rootJSON, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	must(t, nil, "init", p.src)
+	p.ref = host + "/addons/hello:0.1.0"
+	p.pinned = strings.TrimSpace(must(t, nil, "push", p.src, p.ref, "--keyless", "--identity-token", srv.Token(t, w.Claims()),
+		"--fulcio-url", srv.Fulcio.URL, "--rekor-url", srv.Rekor.URL, "--timestamp-server-url", srv.TSA.URL))
+	p.digest = p.pinned[strings.Index(p.pinned, "@")+1:]
+	return p, root
+}
+
+// readmeKeylessCommands returns the README's cosign commands for keyless
+// bundles (the lines that name a certificate identity).
+func readmeKeylessCommands(t *testing.T) [][]string {
+	t.Helper()
+	raw, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmds [][]string
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.HasPrefix(line, "cosign verify") && strings.Contains(line, "--certificate-identity") {
+			cmds = append(cmds, strings.Fields(line)[1:])
+		}
+	}
+	if len(cmds) != 2 {
+		t.Fatalf("the README's keyless cosign commands: found %d, want verify and verify-attestation", len(cmds))
+	}
+	return cmds
+}
+
+// TestCosignVerifiesKeyless runs the README's cosign commands for keyless
+// bundles as written — the trusted root, the identity and the reference
+// substituted, --allow-insecure-registry added — with the real cosign CLI
+// on what addonpack push --keyless stored (signature and SLSA provenance),
+// and sees cosign refuse another workflow ref.
+func TestCosignVerifiesKeyless(t *testing.T) {
+	cosign := tool(t, "cosign")
+	cmds := readmeKeylessCommands(t)
+	ss, err := testsigstore.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := testsigstore.StartServers(t, ss)
+	w := testsigstore.GitHubWorkflow{Repository: "example/addons", Workflow: ".github/workflows/release.yml", Ref: "refs/tags/v0.1.0"}
+	id := w.Identity()
+	for _, reg := range registries {
+		t.Run(reg.Name, func(t *testing.T) {
+			p, root := keylessPublish(t, reg.Start(t), ss, srv, w)
+			for _, c := range cmds {
+				args := []string{}
+				for _, a := range c {
+					switch a {
+					case "trusted_root.json":
+						a = root
+					case "registry.example.com/addons/hello@sha256:…":
+						a = p.pinned
+					}
+					args = append(args, a)
+				}
+				if !slices.Contains(args, id.URI) || !slices.Contains(args, testsigstore.GitHubActionsIssuer) {
+					t.Fatalf("README command %v does not name the workflow identity %s", c, id.URI)
+				}
+				args = append(args, "--allow-insecure-registry")
+				if out := peer(t, cosign, nil, args...); !claims(out, p.digest) {
+					t.Fatalf("cosign %s printed no claim about %s:\n%s", strings.Join(args, " "), p.digest, out)
+				}
+			}
+			other := []string{"verify", "--new-bundle-format", "--trusted-root", root,
+				"--certificate-identity", id.URI, "--certificate-oidc-issuer", testsigstore.GitHubActionsIssuer,
+				"--certificate-github-workflow-ref", "refs/tags/v9.9.9", "--allow-insecure-registry", p.pinned}
+			if out := peerFails(t, cosign, nil, other...); !strings.Contains(out, "refs/tags/v9.9.9") {
+				t.Errorf("cosign verify with another workflow ref: %s", out)
+			}
+		})
+	}
+}
+
+// peerFails runs a peer binary that must fail and returns its output.
+func peerFails(t *testing.T, bin string, env []string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	home := t.TempDir()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append([]string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TUF_ROOT=" + filepath.Join(home, "tuf"), "SIGSTORE_NO_CACHE=true"}, env...)
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("%s %s succeeded, want a refusal:\n%s", filepath.Base(bin), strings.Join(args, " "), out)
+	}
+	return string(out)
+}
+
+// TestCosignSignsKeylessLocally: the helper testsigstore.Servers.CosignSign
+// has the real cosign CLI sign and attest keyless against the loopback
+// Fulcio and Rekor, in both storage schemes, and cosign's own verification
+// with the test trusted root accepts the result (the artifacts the
+// verification side's interop tests read).
+func TestCosignSignsKeylessLocally(t *testing.T) {
+	cosign := tool(t, "cosign")
+	ss, err := testsigstore.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := testsigstore.StartServers(t, ss)
+	w := testsigstore.GitHubWorkflow{Repository: "example/hello", Workflow: ".github/workflows/release.yml", Ref: "refs/tags/v0.1.0"}
+	id := w.Identity()
+	rootJSON, err := ss.TrustedRootJSON(testsigstore.RootOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(t.TempDir(), "trusted_root.json")
+	if err := os.WriteFile(root, rootJSON, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pred := filepath.Join(t.TempDir(), "provenance.json")
+	if err := os.WriteFile(pred, []byte(`{"buildDefinition":{"buildType":"https://example.com/build"},"runDetails":{"builder":{"id":"https://github.com/example/hello/.github/workflows/release.yml@refs/tags/v0.1.0"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	host := registries[0].Start(t)
+	for _, bundle := range []bool{false, true} {
+		name := "classic"
+		if bundle {
+			name = "bundle"
+		}
+		t.Run(name, func(t *testing.T) {
+			src := filepath.Join(t.TempDir(), "hello")
+			must(t, nil, "init", src)
+			pinned := strings.TrimSpace(must(t, nil, "push", src, host+"/addons/hello-"+name+":0.1.0", "--name", "hello"))
+			digest := pinned[strings.Index(pinned, "@")+1:]
+			srv.CosignSign(t, cosign, pinned, w.Claims(), testsigstore.CosignOptions{NewBundleFormat: bundle, TSA: bundle})
+			srv.CosignSign(t, cosign, pinned, w.Claims(), testsigstore.CosignOptions{NewBundleFormat: bundle, Predicate: pred, PredicateType: "slsaprovenance1"})
+			// cosign reads a trusted root only with --new-bundle-format;
+			// for the classic scheme it takes the same keys from the
+			// environment.
+			var env, common []string
+			if bundle {
+				common = []string{"--new-bundle-format", "--trusted-root", root}
+			} else {
+				env = srv.CosignTrustEnv(t)
+			}
+			common = append(common, "--certificate-oidc-issuer", testsigstore.GitHubActionsIssuer, "--allow-insecure-registry")
+			verify := append([]string{"--certificate-identity", id.URI}, common...)
+			if out := peer(t, cosign, env, append(append([]string{"verify"}, verify...), pinned)...); !claims(out, digest) {
+				t.Fatalf("cosign verify: no claim about %s:\n%s", digest, out)
+			}
+			if out := peer(t, cosign, env, append(append([]string{"verify-attestation", "--type", "slsaprovenance1"}, verify...), pinned)...); !claims(out, digest) {
+				t.Fatalf("cosign verify-attestation: no claim about %s:\n%s", digest, out)
+			}
+			wrong := append([]string{"verify", "--certificate-identity", "https://github.com/example/other/.github/workflows/release.yml@refs/tags/v0.1.0"}, common...)
+			if out := peerFails(t, cosign, env, append(wrong, pinned)...); !strings.Contains(out, "expected SAN value \"https://github.com/example/other/") && !strings.Contains(out, "none of the expected identities matched") {
+				t.Errorf("cosign verify with another identity: %s", out)
+			}
+		})
+	}
+}
