@@ -24,6 +24,9 @@ type ghRun struct {
 	dockerConfig          string
 	outputs               map[string]map[string]string
 	ranSteps              []string
+	// runtimeEnv is what the runner adds for this job, e.g. the
+	// ACTIONS_ID_TOKEN_REQUEST_* pair a job with id-token: write sees.
+	runtimeEnv map[string]string
 }
 
 var ghExpr = regexp.MustCompile(`\$\{\{\s*(.*?)\s*\}\}`)
@@ -146,6 +149,9 @@ exit 2
 		"GITHUB_ENV": filepath.Join(r.temp, "github_env"), "GITHUB_PATH": filepath.Join(r.temp, "github_path"),
 		"GITHUB_STEP_SUMMARY": r.summary,
 		"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull, "LANG": "C.UTF-8",
+	}
+	for k, v := range r.runtimeEnv {
+		runnerEnv[k] = v
 	}
 	wfEnv := map[string]string{}
 	for k, v := range wf.Env {

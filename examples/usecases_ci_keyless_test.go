@@ -1,0 +1,151 @@
+package examples_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	yamlv3 "go.yaml.in/yaml/v3"
+
+	"github.com/addonpack/addonpack/internal/peertool"
+	"github.com/addonpack/addonpack/internal/testsigstore"
+	"github.com/addonpack/addonpack/testregistry"
+)
+
+const ciKeylessWorkflow = "ci/github-actions-keyless.yaml"
+
+func loadKeylessWorkflow(t *testing.T) (ghWorkflow, string) {
+	t.Helper()
+	raw, err := os.ReadFile(ciKeylessWorkflow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf ghWorkflow
+	dec := yamlv3.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	if err := dec.Decode(&wf); err != nil {
+		t.Fatalf("%s: %v", ciKeylessWorkflow, err)
+	}
+	return wf, string(raw)
+}
+
+// TestUseCaseCIKeylessWorkflowShape: the keyless variant asks for the OIDC
+// token and nothing more, signs with --keyless everywhere, holds no key
+// secret, and defaults to Sigstore's public-good services.
+func TestUseCaseCIKeylessWorkflowShape(t *testing.T) {
+	wf, raw := loadKeylessWorkflow(t)
+	if wf.Permissions["id-token"] != "write" || wf.Permissions["contents"] != "read" || wf.Permissions["packages"] != "write" || len(wf.Permissions) != 3 {
+		t.Errorf("permissions: want contents: read, packages: write, id-token: write; got %v", wf.Permissions)
+	}
+	if wf.Env["FULCIO_URL"] != "https://fulcio.sigstore.dev" || wf.Env["REKOR_URL"] != "https://rekor.sigstore.dev" || wf.Env["TSA_URL"] != "https://timestamp.sigstore.dev/api/v1/timestamp" {
+		t.Errorf("service URLs: %v", wf.Env)
+	}
+	for _, bad := range []string{"ADDON_SIGNING_KEY", "COSIGN_PASSWORD", "--key "} {
+		if strings.Contains(raw, bad) {
+			t.Errorf("the keyless workflow mentions %q", bad)
+		}
+	}
+	signing := 0
+	for _, job := range wf.Jobs {
+		for _, s := range job.Steps {
+			if strings.Contains(s.Run, "addonpack push") || strings.Contains(s.Run, "addonpack attest") {
+				signing++
+				if !strings.Contains(s.Run, "--keyless") || !strings.Contains(s.Run, `--fulcio-url "$FULCIO_URL"`) || !strings.Contains(s.Run, `--rekor-url "$REKOR_URL"`) || !strings.Contains(s.Run, `--timestamp-server-url "$TSA_URL"`) {
+					t.Errorf("step %q does not sign keyless against $FULCIO_URL, $REKOR_URL and $TSA_URL:\n%s", s.Name, s.Run)
+				}
+			}
+		}
+	}
+	if signing != 2 {
+		t.Errorf("%d signing steps, want push and attest", signing)
+	}
+}
+
+// TestUseCaseCIKeylessWorkflow runs the keyless workflow's steps on a tag
+// push with the Actions token endpoint, Fulcio and Rekor played by local
+// test servers (the workflow's FULCIO_URL, REKOR_URL and TSA_URL pointed at them),
+// then has the real cosign CLI verify the pushed signature and provenance
+// for the workflow's identity, and refuse the identity of a branch build.
+func TestUseCaseCIKeylessWorkflow(t *testing.T) {
+	cosign := peertool.Path(t, "cosign")
+	wf, _ := loadKeylessWorkflow(t)
+	ss, err := testsigstore.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := testsigstore.StartServers(t, ss)
+	w := testsigstore.GitHubWorkflow{Repository: ciRepo, Workflow: ".github/workflows/release.yaml", Ref: "refs/tags/v0.1.0"}
+	tok := srv.Token(t, w.Claims())
+	runtime := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, req *http.Request) {
+		if req.Header.Get("Authorization") != "Bearer runtime-token" || req.URL.Query().Get("audience") != "sigstore" {
+			http.Error(rw, "refused", http.StatusForbidden)
+			return
+		}
+		_ = json.NewEncoder(rw).Encode(map[string]string{"value": tok})
+	}))
+	t.Cleanup(runtime.Close)
+	wf.Env["FULCIO_URL"], wf.Env["REKOR_URL"], wf.Env["TSA_URL"] = srv.Fulcio.URL, srv.Rekor.URL, srv.TSA.URL
+
+	reg := testregistry.New(t, testregistry.WithBasicAuth(ciActor, ciToken))
+	r := newGHRun(t, reg.Host(), "v0.1.0")
+	r.runtimeEnv = map[string]string{
+		"ACTIONS_ID_TOKEN_REQUEST_URL": runtime.URL + "/_apis/token?api-version=2.0", "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "runtime-token",
+	}
+	if failed, out := r.runWorkflow(t, wf); failed != "" {
+		t.Fatalf("step %q failed:\n%s", failed, out)
+	}
+	ref := r.outputs["push"]["ref"]
+	if !strings.HasPrefix(ref, reg.Host()+"/acme/addons/hello@sha256:") {
+		t.Fatalf("pushed %q", ref)
+	}
+	identity := "https://github.com/" + ciWorkflowID + "@refs/tags/v0.1.0"
+	if identity != w.Identity().URI {
+		t.Fatalf("the test's workflow identity %s is not the run's %s", w.Identity().URI, identity)
+	}
+	summary, _ := os.ReadFile(r.summary)
+	if !strings.Contains(string(summary), "Signed keyless by `"+identity+"`") {
+		t.Errorf("step summary: %q", summary)
+	}
+	if n := len(srv.Fulcio.Issued()); n != 2 {
+		t.Errorf("Fulcio issued %d certificates, want one for push and one for attest", n)
+	}
+	rootJSON, err := ss.TrustedRootJSON(testsigstore.RootOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(t.TempDir(), "trusted_root.json")
+	if err := os.WriteFile(root, rootJSON, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cosignRun := func(args ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		home := t.TempDir()
+		cmd := exec.CommandContext(ctx, cosign, append(args, "--new-bundle-format", "--trusted-root", root,
+			"--certificate-oidc-issuer", testsigstore.GitHubActionsIssuer, "--allow-insecure-registry", ref)...)
+		cmd.Env = []string{"HOME=" + home, "PATH=" + systemPath(), "DOCKER_CONFIG=" + r.dockerConfig, "TUF_ROOT=" + filepath.Join(home, "tuf")}
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	for _, args := range [][]string{
+		{"verify", "--certificate-identity-regexp", "^https://github.com/" + ciRepo + "/.github/workflows/release.yaml@refs/tags/"}, // as examples/ci/README.md
+		{"verify-attestation", "--type", "slsaprovenance1", "--certificate-identity", identity},
+		{"verify-attestation", "--type", reportType, "--certificate-identity", identity},
+	} {
+		if out, err := cosignRun(args...); err != nil {
+			t.Errorf("cosign %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	branch := "https://github.com/" + ciWorkflowID + "@refs/heads/main"
+	if out, err := cosignRun("verify", "--certificate-identity", branch); err == nil {
+		t.Errorf("cosign verify for a branch build's identity passed:\n%s", out)
+	}
+}
