@@ -3,12 +3,15 @@ package examples_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -67,6 +70,7 @@ func TestUseCaseCIKeylessWorkflowShape(t *testing.T) {
 	if signing != 2 {
 		t.Errorf("%d signing steps, want push and attest", signing)
 	}
+	publicGoodDigest(t) // the consumer's policy pins the root it ships
 }
 
 // TestUseCaseCIKeylessWorkflow runs the keyless workflow's steps on a tag
@@ -148,4 +152,77 @@ func TestUseCaseCIKeylessWorkflow(t *testing.T) {
 	if out, err := cosignRun("verify", "--certificate-identity", branch); err == nil {
 		t.Errorf("cosign verify for a branch build's identity passed:\n%s", out)
 	}
+
+	// The consumer's policy, policies/keyless-workflow.yaml, with the test
+	// Sigstore's root pinned instead of the public-good one and the local
+	// registry instead of ghcr.io: addonpack verify accepts the release
+	// (signature and provenance by the workflow identity), and refuses it
+	// when the identity names another repository.
+	env := []string{"DOCKER_CONFIG=" + r.dockerConfig}
+	dir := filepath.Dir(root)
+	policy := keylessPolicy(t, dir, root, reg.Host(), "")
+	if out, code := addonpack(t, dir, env, "verify", reg.Host()+"/acme/addons/hello:0.1.0", "--policy", policy); code != 0 {
+		t.Errorf("verify --policy keyless-workflow.yaml: exit %d\n%s", code, out)
+	}
+	other := keylessPolicy(t, dir, root, reg.Host(), "acme/other-addon")
+	if out, code := addonpack(t, dir, env, "verify", ref, "--policy", other); code != 9 {
+		t.Errorf("verify with another repository's identity: exit %d, want 9\n%s", code, out)
+	}
+}
+
+// keylessPolicy writes policies/keyless-workflow.yaml into dir with root
+// (a trusted_root.json) pinned instead of the public-good root, host for
+// ghcr.io, and, when repo is set, that repository in the identity.
+func keylessPolicy(t *testing.T, dir, root, host, repo string) string {
+	t.Helper()
+	raw, err := os.ReadFile("policies/keyless-workflow.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rootBytes, err := os.ReadFile(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := strings.NewReplacer(
+		"path: public-good-trusted-root.json", "path: "+filepath.Base(root),
+		publicGoodDigest(t), "sha256:"+sha256Hex(rootBytes),
+		"ghcr.io/acme/addons", host+"/acme/addons",
+	).Replace(string(raw))
+	name := "policy.yaml"
+	if repo != "" {
+		p = strings.Replace(p, "githubWorkflowRepository: acme/hello-addon", "githubWorkflowRepository: "+repo, 1)
+		name = "policy-other.yaml"
+	}
+	out := filepath.Join(dir, name)
+	if err := os.WriteFile(out, []byte(p), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// publicGoodDigest is the digest keyless-workflow.yaml pins, checked
+// against the root file beside it.
+func publicGoodDigest(t *testing.T) string {
+	t.Helper()
+	raw, err := os.ReadFile("policies/keyless-workflow.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`digest: (sha256:[0-9a-f]{64})`).FindStringSubmatch(string(raw))
+	if m == nil {
+		t.Fatal("policies/keyless-workflow.yaml pins no trusted root digest")
+	}
+	b, err := os.ReadFile("policies/public-good-trusted-root.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := "sha256:" + sha256Hex(b); got != m[1] {
+		t.Fatalf("policies/keyless-workflow.yaml pins %s, public-good-trusted-root.json is %s", m[1], got)
+	}
+	return m[1]
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
