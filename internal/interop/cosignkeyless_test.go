@@ -2,6 +2,8 @@ package interop_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,7 +62,8 @@ func readmeKeylessCommands(t *testing.T) [][]string {
 // bundles as written — the trusted root, the identity and the reference
 // substituted, --allow-insecure-registry added — with the real cosign CLI
 // on what addonpack push --keyless stored (signature and SLSA provenance),
-// and sees cosign refuse another workflow ref.
+// and sees cosign refuse another workflow ref; addonpack verify --policy
+// (same root, same identity, provenance required) accepts it too.
 func TestCosignVerifiesKeyless(t *testing.T) {
 	cosign := tool(t, "cosign")
 	cmds := readmeKeylessCommands(t)
@@ -93,6 +96,9 @@ func TestCosignVerifiesKeyless(t *testing.T) {
 					t.Fatalf("cosign %s printed no claim about %s:\n%s", strings.Join(args, " "), p.digest, out)
 				}
 			}
+			// addonpack's own verification, offline, through a policy
+			// pinning the same root and trusting the same identity.
+			must(t, nil, "verify", p.pinned, "--policy", keylessPolicy(t, root, id), "--require-provenance")
 			other := []string{"verify", "--new-bundle-format", "--trusted-root", root,
 				"--certificate-identity", id.URI, "--certificate-oidc-issuer", testsigstore.GitHubActionsIssuer,
 				"--certificate-github-workflow-ref", "refs/tags/v9.9.9", "--allow-insecure-registry", p.pinned}
@@ -120,9 +126,9 @@ func peerFails(t *testing.T, bin string, env []string, args ...string) string {
 
 // TestCosignSignsKeylessLocally: the helper testsigstore.Servers.CosignSign
 // has the real cosign CLI sign and attest keyless against the loopback
-// Fulcio and Rekor, in both storage schemes, and cosign's own verification
-// with the test trusted root accepts the result (the artifacts the
-// verification side's interop tests read).
+// Fulcio and Rekor, in both storage schemes; cosign's own verification with
+// the test trusted root accepts the result, and so does addonpack verify
+// with a policy pinning that root and trusting that identity.
 func TestCosignSignsKeylessLocally(t *testing.T) {
 	cosign := tool(t, "cosign")
 	ss, err := testsigstore.New()
@@ -153,10 +159,12 @@ func TestCosignSignsKeylessLocally(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			src := filepath.Join(t.TempDir(), "hello")
 			must(t, nil, "init", src)
-			pinned := strings.TrimSpace(must(t, nil, "push", src, host+"/addons/hello-"+name+":0.1.0", "--name", "hello"))
+			pinned := strings.TrimSpace(must(t, nil, "push", src, host+"/"+name+"/hello:0.1.0"))
 			digest := pinned[strings.Index(pinned, "@")+1:]
-			srv.CosignSign(t, cosign, pinned, w.Claims(), testsigstore.CosignOptions{NewBundleFormat: bundle, TSA: bundle})
-			srv.CosignSign(t, cosign, pinned, w.Claims(), testsigstore.CosignOptions{NewBundleFormat: bundle, Predicate: pred, PredicateType: "slsaprovenance1"})
+			// With timestamps: the test root lists a TSA, so addonpack
+			// requires one (a root without TSAs would not).
+			srv.CosignSign(t, cosign, pinned, w.Claims(), testsigstore.CosignOptions{NewBundleFormat: bundle, TSA: true})
+			srv.CosignSign(t, cosign, pinned, w.Claims(), testsigstore.CosignOptions{NewBundleFormat: bundle, TSA: true, Predicate: pred, PredicateType: "slsaprovenance1"})
 			// cosign reads a trusted root only with --new-bundle-format;
 			// for the classic scheme it takes the same keys from the
 			// environment.
@@ -174,10 +182,34 @@ func TestCosignSignsKeylessLocally(t *testing.T) {
 			if out := peer(t, cosign, env, append(append([]string{"verify-attestation", "--type", "slsaprovenance1"}, verify...), pinned)...); !claims(out, digest) {
 				t.Fatalf("cosign verify-attestation: no claim about %s:\n%s", digest, out)
 			}
+			// addonpack verifies what cosign signed and verified, in both
+			// schemes, offline with the same root and identity.
+			must(t, nil, "verify", pinned, "--policy", keylessPolicy(t, root, id))
 			wrong := append([]string{"verify", "--certificate-identity", "https://github.com/example/other/.github/workflows/release.yml@refs/tags/v0.1.0"}, common...)
 			if out := peerFails(t, cosign, env, append(wrong, pinned)...); !strings.Contains(out, "expected SAN value \"https://github.com/example/other/") && !strings.Contains(out, "none of the expected identities matched") {
 				t.Errorf("cosign verify with another identity: %s", out)
 			}
 		})
 	}
+}
+
+// keylessPolicy writes a policy that pins root by digest and trusts the
+// workflow identity id (exact subject), for every reference.
+func keylessPolicy(t *testing.T, root string, id testsigstore.Identity) string {
+	t.Helper()
+	b, err := os.ReadFile(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	p := filepath.Join(filepath.Dir(root), "policy.yaml")
+	policy := "apiVersion: addonpack.dev/v1alpha1\nkind: VerificationPolicy\n" +
+		"trustedRoots:\n  - name: test\n    path: " + filepath.Base(root) + "\n    digest: sha256:" + hex.EncodeToString(sum[:]) + "\n" +
+		"identities:\n  - name: release\n    issuer: " + id.Extensions.Issuer + "\n    subject: " + id.URI + "\n" +
+		"    extensions:\n      githubWorkflowRepository: " + id.Extensions.GithubWorkflowRepository + "\n" +
+		"scopes:\n  - identities: [release]\n"
+	if err := os.WriteFile(p, []byte(policy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
