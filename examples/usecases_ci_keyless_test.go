@@ -1,13 +1,9 @@
 package examples_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	yamlv3 "go.yaml.in/yaml/v3"
 
 	"github.com/addonpack/addonpack/internal/peertool"
 	"github.com/addonpack/addonpack/internal/testsigstore"
@@ -27,17 +21,7 @@ const ciKeylessWorkflow = "ci/github-actions-keyless.yaml"
 
 func loadKeylessWorkflow(t *testing.T) (ghWorkflow, string) {
 	t.Helper()
-	raw, err := os.ReadFile(ciKeylessWorkflow)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wf ghWorkflow
-	dec := yamlv3.NewDecoder(bytes.NewReader(raw))
-	dec.KnownFields(true)
-	if err := dec.Decode(&wf); err != nil {
-		t.Fatalf("%s: %v", ciKeylessWorkflow, err)
-	}
-	return wf, string(raw)
+	return loadWorkflowFile(t, ciKeylessWorkflow)
 }
 
 // TestUseCaseCIKeylessWorkflowShape: the keyless variant asks for the OIDC
@@ -87,22 +71,11 @@ func TestUseCaseCIKeylessWorkflow(t *testing.T) {
 	}
 	srv := testsigstore.StartServers(t, ss)
 	w := testsigstore.GitHubWorkflow{Repository: ciRepo, Workflow: ".github/workflows/release.yaml", Ref: "refs/tags/v0.1.0"}
-	tok := srv.Token(t, w.Claims())
-	runtime := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, req *http.Request) {
-		if req.Header.Get("Authorization") != "Bearer runtime-token" || req.URL.Query().Get("audience") != "sigstore" {
-			http.Error(rw, "refused", http.StatusForbidden)
-			return
-		}
-		_ = json.NewEncoder(rw).Encode(map[string]string{"value": tok})
-	}))
-	t.Cleanup(runtime.Close)
 	wf.Env["FULCIO_URL"], wf.Env["REKOR_URL"], wf.Env["TSA_URL"] = srv.Fulcio.URL, srv.Rekor.URL, srv.TSA.URL
 
 	reg := testregistry.New(t, testregistry.WithBasicAuth(ciActor, ciToken))
 	r := newGHRun(t, reg.Host(), "v0.1.0")
-	r.runtimeEnv = map[string]string{
-		"ACTIONS_ID_TOKEN_REQUEST_URL": runtime.URL + "/_apis/token?api-version=2.0", "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "runtime-token",
-	}
+	r.runtimeEnv = srv.ActionsTokenEnv(t, w.Claims())
 	if failed, out := r.runWorkflow(t, wf); failed != "" {
 		t.Fatalf("step %q failed:\n%s", failed, out)
 	}
@@ -121,14 +94,7 @@ func TestUseCaseCIKeylessWorkflow(t *testing.T) {
 	if n := len(srv.Fulcio.Issued()); n != 2 {
 		t.Errorf("Fulcio issued %d certificates, want one for push and one for attest", n)
 	}
-	rootJSON, err := ss.TrustedRootJSON(testsigstore.RootOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := filepath.Join(t.TempDir(), "trusted_root.json")
-	if err := os.WriteFile(root, rootJSON, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	root := srv.TrustedRootFile(t)
 	cosignRun := func(args ...string) (string, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()

@@ -69,7 +69,13 @@ const (
 
 func loadWorkflow(t *testing.T) (ghWorkflow, string) {
 	t.Helper()
-	raw, err := os.ReadFile(ciWorkflow)
+	return loadWorkflowFile(t, ciWorkflow)
+}
+
+// loadWorkflowFile decodes a workflow strictly (unknown keys fail).
+func loadWorkflowFile(t *testing.T, path string) (ghWorkflow, string) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +83,7 @@ func loadWorkflow(t *testing.T) (ghWorkflow, string) {
 	dec := yamlv3.NewDecoder(bytes.NewReader(raw))
 	dec.KnownFields(true)
 	if err := dec.Decode(&wf); err != nil {
-		t.Fatalf("%s: %v", ciWorkflow, err)
+		t.Fatalf("%s: %v", path, err)
 	}
 	return wf, string(raw)
 }

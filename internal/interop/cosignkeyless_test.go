@@ -1,16 +1,13 @@
 package interop_test
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/addonpack/addonpack/internal/testsigstore"
 )
@@ -18,18 +15,11 @@ import (
 // keylessPublish pushes hello to host with push --keyless against the test
 // Sigstore's loopback services, as the workflow identity w, and returns it
 // with the trusted root's path.
-func keylessPublish(t *testing.T, host string, ss *testsigstore.Sigstore, srv *testsigstore.Servers, w testsigstore.GitHubWorkflow) (published, string) {
+func keylessPublish(t *testing.T, host string, srv *testsigstore.Servers, w testsigstore.GitHubWorkflow) (published, string) {
 	t.Helper()
 	dir := t.TempDir()
 	p := published{dir: dir, src: filepath.Join(dir, "hello")}
-	rootJSON, err := ss.TrustedRootJSON(testsigstore.RootOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := filepath.Join(dir, "trusted_root.json")
-	if err := os.WriteFile(root, rootJSON, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	root := srv.TrustedRootFile(t)
 	must(t, nil, "init", p.src)
 	p.ref = host + "/addons/hello:0.1.0"
 	p.pinned = strings.TrimSpace(must(t, nil, "push", p.src, p.ref, "--keyless", "--identity-token", srv.Token(t, w.Claims()),
@@ -76,7 +66,7 @@ func TestCosignVerifiesKeyless(t *testing.T) {
 	id := w.Identity()
 	for _, reg := range registries {
 		t.Run(reg.Name, func(t *testing.T) {
-			p, root := keylessPublish(t, reg.Start(t), ss, srv, w)
+			p, root := keylessPublish(t, reg.Start(t), srv, w)
 			for _, c := range cmds {
 				args := []string{}
 				for _, a := range c {
@@ -112,16 +102,11 @@ func TestCosignVerifiesKeyless(t *testing.T) {
 // peerFails runs a peer binary that must fail and returns its output.
 func peerFails(t *testing.T, bin string, env []string, args ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	home := t.TempDir()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = append([]string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TUF_ROOT=" + filepath.Join(home, "tuf"), "SIGSTORE_NO_CACHE=true"}, env...)
-	out, err := cmd.CombinedOutput()
+	out, stderr, err := peerRun(t, bin, env, args...)
 	if err == nil {
 		t.Fatalf("%s %s succeeded, want a refusal:\n%s", filepath.Base(bin), strings.Join(args, " "), out)
 	}
-	return string(out)
+	return out + stderr
 }
 
 // TestCosignSignsKeylessLocally: the helper testsigstore.Servers.CosignSign
@@ -138,14 +123,7 @@ func TestCosignSignsKeylessLocally(t *testing.T) {
 	srv := testsigstore.StartServers(t, ss)
 	w := testsigstore.GitHubWorkflow{Repository: "example/hello", Workflow: ".github/workflows/release.yml", Ref: "refs/tags/v0.1.0"}
 	id := w.Identity()
-	rootJSON, err := ss.TrustedRootJSON(testsigstore.RootOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := filepath.Join(t.TempDir(), "trusted_root.json")
-	if err := os.WriteFile(root, rootJSON, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	root := srv.TrustedRootFile(t)
 	pred := filepath.Join(t.TempDir(), "provenance.json")
 	if err := os.WriteFile(pred, []byte(`{"buildDefinition":{"buildType":"https://example.com/build"},"runDetails":{"builder":{"id":"https://github.com/example/hello/.github/workflows/release.yml@refs/tags/v0.1.0"}}}`), 0o644); err != nil {
 		t.Fatal(err)

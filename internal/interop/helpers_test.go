@@ -56,6 +56,17 @@ func tool(t *testing.T, name string) string {
 // config unless env sets DOCKER_CONFIG), no proxy, and a timeout.
 func peer(t *testing.T, bin string, env []string, args ...string) string {
 	t.Helper()
+	out, stderr, err := peerRun(t, bin, env, args...)
+	if err != nil {
+		t.Fatalf("%s %s: %v\nstdout: %s\nstderr: %s", filepath.Base(bin), strings.Join(args, " "), err, out, stderr)
+	}
+	return out
+}
+
+// peerRun runs a peer binary as peer does and returns its stdout, its
+// stderr and how it ended.
+func peerRun(t *testing.T, bin string, env []string, args ...string) (string, string, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	home := t.TempDir()
@@ -67,10 +78,8 @@ func peer(t *testing.T, bin string, env []string, args ...string) string {
 	}, env...)
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s %s: %v\nstdout: %s\nstderr: %s", filepath.Base(bin), strings.Join(args, " "), err, out.String(), stderr.String())
-	}
-	return out.String()
+	err := cmd.Run()
+	return out.String(), stderr.String(), err
 }
 
 // published is an add-on pushed and signed by addonpack.

@@ -2,6 +2,11 @@ package testsigstore
 
 import (
 	"crypto"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -45,4 +50,46 @@ func (s *Servers) Token(t testing.TB, c Claims) string {
 		t.Fatalf("test ID token: %v", err)
 	}
 	return tok
+}
+
+// TrustedRootFile writes the Sigstore's full trusted root (CA, Rekor log,
+// CT log, TSA) to a trusted_root.json in a temporary directory of t and
+// returns its path.
+func (s *Servers) TrustedRootFile(t testing.TB) string {
+	t.Helper()
+	b, err := s.ss.TrustedRootJSON(RootOptions{})
+	if err != nil {
+		t.Fatalf("trusted root: %v", err)
+	}
+	p := filepath.Join(t.TempDir(), "trusted_root.json")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// ActionsTokenEnv starts a stand-in for the GitHub Actions ID token
+// endpoint for the life of t and returns the two variables a job with
+// permissions id-token: write sees. Like GitHub's, it answers only the
+// request token it gave and the audience asked for ("sigstore"), with a
+// token of the test issuer carrying claims.
+func (s *Servers) ActionsTokenEnv(t testing.TB, claims Claims) map[string]string {
+	t.Helper()
+	tok, err := s.Issuer.Token(claims)
+	if err != nil {
+		t.Fatalf("test ID token: %v", err)
+	}
+	const requestToken = "actions-runtime-request-token"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+requestToken || r.URL.Query().Get("audience") != "sigstore" {
+			http.Error(w, "refused", http.StatusForbidden)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"count": 1, "value": tok})
+	}))
+	t.Cleanup(srv.Close)
+	return map[string]string{
+		"ACTIONS_ID_TOKEN_REQUEST_URL":   srv.URL + "/_apis/token?api-version=2.0",
+		"ACTIONS_ID_TOKEN_REQUEST_TOKEN": requestToken,
+	}
 }

@@ -2,8 +2,6 @@ package commands_test
 
 import (
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,15 +30,7 @@ func newKeylessCLI(t *testing.T) *keylessCLI {
 	}
 	k := &keylessCLI{ss: ss, srv: testsigstore.StartServers(t, ss),
 		workflow: testsigstore.GitHubWorkflow{Repository: "example/hello", Workflow: ".github/workflows/release.yml", Ref: "refs/tags/v0.1.0"}}
-	dir := t.TempDir()
-	rootJSON, err := ss.TrustedRootJSON(testsigstore.RootOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	k.root, k.tokenFile = filepath.Join(dir, "trusted_root.json"), filepath.Join(dir, "token")
-	if err := os.WriteFile(k.root, rootJSON, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	k.root, k.tokenFile = k.srv.TrustedRootFile(t), filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(k.tokenFile, []byte(k.srv.Token(t, k.workflow.Claims())), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -110,16 +100,7 @@ func TestKeylessPush(t *testing.T) {
 // the job's token (audience sigstore).
 func TestKeylessActionsAmbientToken(t *testing.T) {
 	k := newKeylessCLI(t)
-	tok := k.srv.Token(t, k.workflow.Claims())
-	runtime := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer runtime-secret" || r.URL.Query().Get("audience") != "sigstore" {
-			http.Error(w, "refused", http.StatusForbidden)
-			return
-		}
-		_ = json.NewEncoder(w).Encode(map[string]string{"value": tok})
-	}))
-	t.Cleanup(runtime.Close)
-	env := map[string]string{"ACTIONS_ID_TOKEN_REQUEST_URL": runtime.URL + "/token?api-version=2.0", "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "runtime-secret"}
+	env := k.srv.ActionsTokenEnv(t, k.workflow.Claims())
 	host := testregistry.New(t).Host()
 	src := filepath.Join(t.TempDir(), "hello")
 	if r := run(t, nil, "init", src); r.code != 0 {
