@@ -157,8 +157,18 @@ func (c *Client) FetchManifest(ctx context.Context, ref Reference, desc ocispec.
 // beyond desc.Size, is errdef.ErrSizeMismatch, and the digest is checked at the end
 // (errdef.ErrDigestMismatch). w receives unverified bytes; callers spool to a
 // temporary file and discard it on error.
+//
+// With Options.Progress set, the bytes written to w are counted.
 func (c *Client) FetchBlob(ctx context.Context, ref Reference, desc ocispec.Descriptor, w io.Writer) error {
-	return wrapErr("fetch blob", ref.Repo()+"@"+desc.Digest.String(), c.fetch(ctx, ref, "blobs", desc, w))
+	m := c.meter(Transfer{Repository: ref.Repo(), Descriptor: desc})
+	if m != nil {
+		w = meteredWriter{w: w, m: m}
+	}
+	err := wrapErr("fetch blob", ref.Repo()+"@"+desc.Digest.String(), c.fetch(ctx, ref, "blobs", desc, w))
+	if m != nil {
+		m.Done(err)
+	}
+	return err
 }
 
 // FetchBlobBytes is FetchBlob into memory for small blobs; desc.Size > max is

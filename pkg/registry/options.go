@@ -68,6 +68,12 @@ type Options struct {
 	// resumes where it stopped (at most twice); then the error wraps
 	// ErrUnreachable. <= 0 means DefaultReadTimeout.
 	ReadTimeout time.Duration
+	// Progress, when set, is told of every blob FetchBlob downloads and
+	// every blob a push uploads, with a Meter counting its bytes (for a
+	// progress display; the CLI draws one on a terminal). Manifests, small
+	// blobs read with FetchBlobBytes and blobs the registry already has
+	// are not reported.
+	Progress ProgressFunc
 }
 
 // withDefaults returns a copy of o with defaults filled in.

@@ -109,6 +109,9 @@ func (c *Client) push(ctx context.Context, src content.ReadOnlyStorage, root oci
 			return tagRoot(ctx)
 		}
 	}
+	if c.opts.Progress != nil {
+		src = meteredSource{ReadOnlyStorage: src, c: c, repo: ref.Repo()}
+	}
 	var dst content.Storage = repo
 	if fresh {
 		dst = unasked{repo, src}

@@ -24,6 +24,10 @@ type BatchOptions struct {
 	// not); its error fails the reference. The CLI checks there that the
 	// signed add-on is the one the reference names.
 	Then func(ctx context.Context, ref registry.Reference, desc ocispec.Descriptor) error
+	// Progress, when set, is called with each reference's outcome as soon
+	// as it is known (in the order they finish, possibly concurrently), for
+	// a progress display; All still returns them all in order.
+	Progress func(Outcome)
 }
 
 // Outcome is the verdict on one reference of a batch.
@@ -63,6 +67,9 @@ func All(ctx context.Context, c *registry.Client, refs []registry.Reference, p *
 			defer wg.Done()
 			defer func() { <-sem }()
 			out[i] = one(ctx, c, ref, p, pd, o)
+			if o.Progress != nil {
+				o.Progress(out[i])
+			}
 		}()
 	}
 	wg.Wait()

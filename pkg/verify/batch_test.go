@@ -46,9 +46,15 @@ func TestAll(t *testing.T) {
 	missing.Tag = "missing"
 	refs := []registry.Reference{ref, missing, ref}
 	m := &memo{seen: map[string]bool{}}
-	out := verify.All(context.Background(), c, refs, p, verify.BatchOptions{Concurrency: 2, Memo: m, MaxAge: time.Hour})
+	var mu sync.Mutex
+	told := map[bool]int{} // verified → outcomes told to Progress
+	progress := func(o verify.Outcome) { mu.Lock(); told[o.Verified]++; mu.Unlock() }
+	out := verify.All(context.Background(), c, refs, p, verify.BatchOptions{Concurrency: 2, Memo: m, MaxAge: time.Hour, Progress: progress})
 	if len(out) != 3 || !out[0].Verified || out[1].Verified || !errors.Is(out[1].Err, registry.ErrNotFound) || !out[2].Verified {
 		t.Fatalf("outcomes: %+v", out)
+	}
+	if told[true] != 2 || told[false] != 1 {
+		t.Errorf("Progress told %d passes and %d failures, want 2 and 1", told[true], told[false])
 	}
 	if out[0].Digest != desc.Digest {
 		t.Fatalf("digest %s, want %s", out[0].Digest, desc.Digest)

@@ -44,7 +44,9 @@ SOURCE_DATE_EPOCH, else the git commit time, else 1970-01-01) and revision (the 
 				return err
 			}
 			opts.Limits = &limits
+			done := g.progress.activity("Building " + args[0])
 			res, err := build.Package(cmd.Context(), args[0], out, opts)
+			done(err)
 			if err != nil {
 				return err
 			}

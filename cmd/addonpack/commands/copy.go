@@ -92,6 +92,7 @@ and the record is written by --from-tarball --images.`,
 			}
 			opts := relocate.Options{Policy: p, MaxReferrers: maxReferrers, Images: images, Name: vf.name}
 			var res *relocate.Result
+			done := g.progress.activity("Copying " + args[0])
 			switch {
 			case toTarball != "":
 				res, err = relocate.ToTarball(ctx, c, refs[0], toTarball, opts)
@@ -100,6 +101,7 @@ and the record is written by --from-tarball --images.`,
 			default:
 				res, err = relocate.Copy(ctx, c, refs[0], refs[1], opts)
 			}
+			done(err)
 			if err != nil {
 				return err
 			}

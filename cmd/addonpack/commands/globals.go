@@ -35,6 +35,11 @@ type globals struct {
 	noCache     bool
 	offline     bool
 	readTimeout time.Duration
+	quiet       bool
+
+	// progress is the display on a terminal's stderr (nil when there is
+	// none), set up by startProgress once the flags are parsed.
+	progress *progress
 
 	// the cache, opened once per command by cache()
 	cacheOpened bool
@@ -51,7 +56,18 @@ func (g *globals) addFlags(cmd *cobra.Command) {
 	f.StringVar(&g.cacheDir, "cache-dir", "", "content-addressed cache of pulled blobs (default $XDG_CACHE_HOME/addonpack or ~/.cache/addonpack)")
 	f.BoolVar(&g.noCache, "no-cache", false, "neither read nor write the cache")
 	f.BoolVar(&g.offline, "offline", false, "use only the cache: resolve tags to the digest they last resolved to, fetch nothing")
+	f.BoolVarP(&g.quiet, "quiet", "q", false, "draw no progress on the terminal (progress is drawn only when stderr is a terminal)")
 	f.DurationVar(&g.readTimeout, "read-timeout", registry.DefaultReadTimeout, "give up on a registry request that makes no progress for this long (retried, then exit 5; 0 means the default)")
+}
+
+// startProgress sets up the progress display when stderr is a terminal,
+// and makes the command's own writes pause it first (progress.go).
+func (g *globals) startProgress() {
+	g.progress = newProgress(g.streams.Err, g.getenv, g.quiet)
+	if g.progress != nil {
+		g.streams.Out = pauseFirst{w: g.streams.Out, pr: g.progress}
+		g.streams.Err = pauseFirst{w: g.streams.Err, pr: g.progress}
+	}
 }
 
 // client builds the registry client from the flags and the environment.
@@ -62,6 +78,9 @@ func (g *globals) client() (*registry.Client, error) {
 		DockerConfig:          g.config,
 		UserAgent:             "addonpack/" + buildVersion(),
 		ReadTimeout:           g.readTimeout,
+	}
+	if g.progress != nil {
+		opts.Progress = g.progress.transfer
 	}
 	if g.readTimeout < 0 {
 		return nil, usageError{fmt.Errorf("--read-timeout %s: want a positive duration (0 for the default, %s)", g.readTimeout, registry.DefaultReadTimeout)}

@@ -61,7 +61,9 @@ DIR/order.txt: the add-ons in install order, dependencies first. DIR is written 
 				return err
 			}
 			opts.Limits, opts.Force = &limits, force
+			done := g.progress.activity("Pulling " + args[0])
 			res, err := pull.Pull(cmd.Context(), src, dir, opts)
+			done(err)
 			if err != nil {
 				return err
 			}

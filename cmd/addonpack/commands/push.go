@@ -94,7 +94,9 @@ per add-on; a failure does not stop the others, and the first one sets the exit 
 					return err
 				}
 			}
+			done := g.progress.activity("Pushing " + args[0])
 			res, err := push.Push(cmd.Context(), c, args[0], ref, popts)
+			done(err)
 			if err != nil {
 				return err
 			}

@@ -50,7 +50,9 @@ func (g *globals) pushMany(ctx context.Context, prefix string, dirs []string, sf
 			return err
 		}
 	}
+	done := g.progress.activity(fmt.Sprintf("Pushing %d add-ons", len(items)))
 	outcomes, err := push.All(ctx, c, items, opts, 0)
+	done(err)
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,12 @@ type Getenv func(string) string
 
 // New returns the root command.
 func New(streams Streams, getenv Getenv) *cobra.Command {
+	root, _ := newRoot(streams, getenv)
+	return root
+}
+
+// newRoot returns the root command and the globals its commands share.
+func newRoot(streams Streams, getenv Getenv) (*cobra.Command, *globals) {
 	g := &globals{streams: streams, getenv: getenv}
 	root := &cobra.Command{
 		Use:   "addonpack",
@@ -36,6 +42,9 @@ and pulls it back checked, ready for kubectl, Flux or Argo CD.`,
   addonpack pull localhost:5000/addons/hello:0.1.0 -o ./hello-pulled --key release.pub`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		PersistentPreRun: func(*cobra.Command, []string) {
+			g.startProgress()
+		},
 	}
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
@@ -55,7 +64,7 @@ and pulls it back checked, ready for kubectl, Flux or Argo CD.`,
 		newLock(g),
 		newPrune(g),
 	)
-	return root
+	return root, g
 }
 
 // maxArgs is cobra.MaximumNArgs whose error maps to the usage exit code.

@@ -37,6 +37,8 @@ func (g *globals) verifyMany(ctx context.Context, args []string, p *verify.Polic
 	} else if ch != nil {
 		opts.Memo = ch
 	}
+	one := g.progress.counter(fmt.Sprintf("Verifying %d references", len(refs)), len(refs))
+	opts.Progress = func(verify.Outcome) { one() }
 	outcomes := verify.All(ctx, c, refs, p, opts)
 	var first error
 	for _, o := range outcomes {
