@@ -246,24 +246,27 @@ func TestUseCaseCIWorkflow(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("verify with the workflow's builder id: exit %d\n%s", code, out)
 	}
-	var res struct {
-		Verified     bool     `json:"verified"`
-		SignedBy     []string `json:"signedBy"`
-		Attestations []struct {
-			PredicateType string `json:"predicateType"`
-			Verdict       string `json:"verdict"`
-		} `json:"attestations"`
+	var list []struct {
+		Verified bool `json:"verified"`
+		Result   struct {
+			SignedBy     []string `json:"signedBy"`
+			Attestations []struct {
+				PredicateType string `json:"predicateType"`
+				Verdict       string `json:"verdict"`
+			} `json:"attestations"`
+		} `json:"result"`
 	}
-	if err := json.Unmarshal([]byte(out), &res); err != nil {
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 {
 		t.Fatalf("verify -o json: %v\n%s", err, out)
 	}
+	verified, res := list[0].Verified, list[0].Result
 	valid := map[string]bool{}
 	for _, a := range res.Attestations {
 		if a.Verdict == "valid" {
 			valid[a.PredicateType] = true
 		}
 	}
-	if !res.Verified || len(res.SignedBy) != 1 || !valid["https://slsa.dev/provenance/v1"] || !valid[reportType] || !valid["https://cyclonedx.org/bom"] {
+	if !verified || len(res.SignedBy) != 1 || !valid["https://slsa.dev/provenance/v1"] || !valid[reportType] || !valid["https://cyclonedx.org/bom"] {
 		t.Errorf("verify result: %s", out)
 	}
 	// Another builder (a branch build of the same workflow) is refused.

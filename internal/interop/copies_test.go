@@ -12,14 +12,17 @@ import (
 // formats of the valid candidates.
 func verifyJSON(t *testing.T, ref, pub string) map[string]int {
 	t.Helper()
-	var res struct {
-		Verified                 bool
-		Signatures, Attestations []struct{ Format, Verdict string }
+	var list []struct {
+		Verified bool
+		Result   struct {
+			Signatures, Attestations []struct{ Format, Verdict string }
+		}
 	}
 	out := must(t, nil, "verify", ref, "--key", pub, "--require-provenance", "-o", "json")
-	if err := json.Unmarshal([]byte(out), &res); err != nil || !res.Verified {
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 || !list[0].Verified {
 		t.Fatalf("verify %s: %v %s", ref, err, out)
 	}
+	res := list[0].Result
 	valid := map[string]int{}
 	for _, c := range append(res.Signatures, res.Attestations...) {
 		if c.Verdict == "valid" {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -64,6 +65,10 @@ func TestJSONShapes(t *testing.T) {
 		var v any
 		if err := json.Unmarshal([]byte(r.out), &v); err != nil {
 			t.Fatalf("%v --format json is not JSON: %v\n%s", c.args, err, r.out)
+		}
+		refs := slices.IndexFunc(c.args[1:], func(a string) bool { return strings.HasPrefix(a, "-") })
+		if list, ok := v.([]any); c.args[0] == "verify" && (!ok || len(list) != refs) {
+			t.Errorf("%v --format json: want a list with one entry per reference (specs/cli-output.md), got\n%s", c.args, r.out)
 		}
 		if c.args[0] == "render" {
 			// The items are the add-on's own objects: only what every

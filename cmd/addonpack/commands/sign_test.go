@@ -53,14 +53,19 @@ func TestSignedPushAndVerify(t *testing.T) {
 				if v.code != 0 {
 					t.Fatalf("verify: %+v", v)
 				}
-				var res struct {
-					Verified     bool
-					Signatures   []struct{ KeyID, Verdict, Format string }
-					Attestations []struct{ KeyID, Verdict, PredicateType string }
+				var list []struct {
+					Verified bool
+					Result   struct {
+						Signatures   []struct{ KeyID, Verdict, Format string }
+						Attestations []struct{ KeyID, Verdict, PredicateType string }
+					}
 				}
-				if err := json.Unmarshal([]byte(v.out), &res); err != nil || !res.Verified || len(res.Signatures) != 1 ||
-					res.Signatures[0].Verdict != "valid" || res.Signatures[0].Format != format || len(res.Attestations) != 1 {
+				if err := json.Unmarshal([]byte(v.out), &list); err != nil || len(list) != 1 {
 					t.Fatalf("verify -o json: %v %s", err, v.out)
+				}
+				if res := list[0].Result; !list[0].Verified || len(res.Signatures) != 1 ||
+					res.Signatures[0].Verdict != "valid" || res.Signatures[0].Format != format || len(res.Attestations) != 1 {
+					t.Fatalf("verify -o json: %s", v.out)
 				}
 				// The wrong builder id fails with the verification exit code and says why with -v.
 				if r := run(t, nil, "verify", ref, "--key", prefix+".pub", "--builder-id", "https://evil.example/builder", "-v"); r.code != commands.ExitVerify ||

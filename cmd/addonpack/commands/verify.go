@@ -70,9 +70,15 @@ hour are answered from the verified-digest cache (--no-cache to check them all a
 				}
 			}
 			if f == formatJSON {
+				// Always a list, one entry per reference, as for several
+				// (specs/cli-output.md): scripts read .[0].verified.
+				o := verify.Outcome{Reference: ref.String(), Digest: desc.Digest, Verified: verr == nil && res.Verified, Result: res}
+				if verr != nil {
+					o.Error = verr.Error()
+				}
 				enc := json.NewEncoder(g.streams.Out)
 				enc.SetIndent("", "  ")
-				if err := enc.Encode(res); err != nil {
+				if err := enc.Encode([]verify.Outcome{o}); err != nil {
 					return err
 				}
 			} else {
