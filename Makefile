@@ -39,19 +39,34 @@ FUZZ_TARGETS := \
 	./pkg/stack:FuzzParse \
 	./pkg/sbom:FuzzRead
 
-.PHONY: all build test test-unit fuzz fuzz-short demo lint conformance clean tools bench
+.PHONY: all build test test-unit fuzz fuzz-short demo lint conformance clean tools apt-tools peers prebuild bench
 
 all: build
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/addonpack
 
-tools: $(GOIMPORTS)
+tools: $(GOIMPORTS) apt-tools peers
+
+apt-tools:
+	@echo "tools: Debian packages the tests run against (docker-registry, skopeo), if missing" >&2
 	./scripts/ensure-tools.sh
+
+peers:
+	@echo "tools: peer CLIs cosign, oras, crane, built from source if missing (cold: 10-20 minutes on 2 cores, mostly cosign; then nothing)" >&2
 	./scripts/install-peers.sh
 
 ## test: everything CI runs — tools, vet, unit tests with the race detector, short fuzzing.
-test: tools lint test-unit fuzz-short
+## The peer CLIs build while the project compiles (vet, then the race-enabled test packages
+## with nothing run): the two builds share the cores and the Go caches, and the waits of one
+## (module downloads, cosign's long link) are the other's compile time.
+test: apt-tools
+	$(MAKE) -j2 peers prebuild
+	$(MAKE) test-unit fuzz-short
+
+prebuild: lint
+	@echo "prebuild: compiling the project's packages with the race detector (no test runs yet)" >&2
+	$(GO) test -race -count=1 -exec true -run '^$$' $(PKGS) >/dev/null
 
 # -timeout: the CLI, examples and interop packages drive real registries, signing and
 # peer CLIs; on two busy cores they can pass go test's default of 10 minutes.
