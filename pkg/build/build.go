@@ -56,6 +56,7 @@ func Build(ctx context.Context, dir string, store content.Pusher, opts Options) 
 	if spool != nil {
 		tmp = spool.tempDir()
 	}
+	src.progress = opts.Progress
 	pk, err := src.pack(ctx, tmp, opts.limits())
 	if err != nil {
 		return nil, err

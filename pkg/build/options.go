@@ -32,6 +32,10 @@ type Options struct {
 	// Renderer identifies the program doing the render check (its
 	// version and build, kustomize's version); Memo is not used without it.
 	Renderer string
+	// Progress, when set, is told while the tree is packed how many bytes
+	// of its files have been read, of total: for a progress display. It is
+	// called from the building goroutine.
+	Progress func(read, total int64)
 }
 
 func (o Options) limits() archive.Limits {

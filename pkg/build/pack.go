@@ -51,6 +51,15 @@ func (s *source) pack(ctx context.Context, dir string, limits archive.Limits) (_
 		}
 	}()
 
+	count := func(int) {}
+	if s.progress != nil {
+		var read, total int64
+		for _, file := range s.files {
+			total += file.Size
+		}
+		s.progress(0, total)
+		count = func(n int) { read += int64(n); s.progress(read, total) }
+	}
 	files := make([]archive.File, len(s.files))
 	for i, file := range s.files {
 		open := file.Open
@@ -60,7 +69,7 @@ func (s *source) pack(ctx context.Context, dir string, limits archive.Limits) (_
 			if err != nil {
 				return nil, err
 			}
-			return &summingReader{rc: rc, h: sha256.New(), done: func(sum []byte) { p.sums[path] = sum }}, nil
+			return &summingReader{rc: rc, h: sha256.New(), count: count, done: func(sum []byte) { p.sums[path] = sum }}, nil
 		}
 		files[i] = file
 	}
@@ -78,16 +87,18 @@ func (s *source) pack(ctx context.Context, dir string, limits archive.Limits) (_
 	return p, nil
 }
 
-// summingReader hashes what is read and reports the sum on Close.
+// summingReader hashes and counts what is read and reports the sum on Close.
 type summingReader struct {
-	rc   io.ReadCloser
-	h    hash.Hash
-	done func([]byte)
+	rc    io.ReadCloser
+	h     hash.Hash
+	count func(n int)
+	done  func([]byte)
 }
 
 func (r *summingReader) Read(b []byte) (int, error) {
 	n, err := r.rc.Read(b)
 	r.h.Write(b[:n])
+	r.count(n)
 	return n, err
 }
 

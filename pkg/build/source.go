@@ -22,6 +22,7 @@ type source struct {
 	addonSum [sha256.Size]byte // of the addon.yaml bytes parsed into addon
 	files    []archive.File
 	index    map[string]archive.File
+	progress func(read, total int64) // Options.Progress, told by pack
 }
 
 // loadSource reads addon.yaml and scans the tree. Errors name the file.

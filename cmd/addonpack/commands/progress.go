@@ -45,13 +45,19 @@ type line struct {
 	gen   int
 	n     int64 // counted so far
 	seq   int   // order of start
+	ended bool
 }
 
 // newProgress returns the display for a command writing messages to errw,
-// or nil when nothing is to be drawn there.
+// or nil when nothing is to be drawn there. A terminal that reports no width
+// (a pseudo-terminal nobody sized, as `script` makes without a terminal of
+// its own) is not drawn on: mpb would draw nothing there but escape codes.
 func newProgress(errw io.Writer, getenv Getenv, quiet bool) *progress {
 	f, ok := errw.(interface{ Fd() uintptr })
 	if quiet || !ok || !term.IsTerminal(int(f.Fd())) || getenv("TERM") == "dumb" {
+		return nil
+	}
+	if w, _, err := term.GetSize(int(f.Fd())); err != nil || w <= 0 {
 		return nil
 	}
 	return &progress{out: errw, lines: map[*line]struct{}{}}
@@ -114,6 +120,9 @@ func (l *line) add(n int64) {
 	}
 	l.pr.mu.Lock()
 	defer l.pr.mu.Unlock()
+	if l.ended {
+		return
+	}
 	l.n += n
 	if b := l.pr.barLocked(l); b != nil {
 		b.SetCurrent(l.n)
@@ -127,6 +136,10 @@ func (l *line) end(err error) {
 	}
 	l.pr.mu.Lock()
 	defer l.pr.mu.Unlock()
+	if l.ended {
+		return
+	}
+	l.ended = true
 	delete(l.pr.lines, l)
 	b := l.pr.barLocked(l)
 	switch {
@@ -175,19 +188,47 @@ func (pr *progress) transfer(t registry.Transfer) registry.Meter {
 	if t.Upload {
 		verb = "Uploading  "
 	}
-	name := fmt.Sprintf("%s %s", verb, shortDigest(t.Descriptor.Digest.Encoded()))
-	l := pr.start(func(p *mpb.Progress) (*mpb.Bar, error) {
-		return p.Add(t.Descriptor.Size, mpb.BarStyle().Build(),
+	l := pr.start(byteBar(fmt.Sprintf("%s %s", verb, shortDigest(t.Descriptor.Digest.Encoded())), t.Descriptor.Size))
+	if l == nil {
+		return nil
+	}
+	return lineMeter{l}
+}
+
+// byteBar builds a line of total bytes: counted so far, and the average rate.
+func byteBar(name string, total int64) func(*mpb.Progress) (*mpb.Bar, error) {
+	return func(p *mpb.Progress) (*mpb.Bar, error) {
+		return p.Add(total, mpb.BarStyle().Build(),
 			mpb.PrependDecorators(decor.Name(name, decor.WCSyncSpaceR)),
 			mpb.AppendDecorators(
 				decor.Counters(decor.SizeB1024(0), "% .1f / % .1f", spaced),
 				decor.OnComplete(decor.AverageSpeed(decor.SizeB1024(0), "% .1f", spaced), " done"),
 			))
-	})
-	if l == nil {
+	}
+}
+
+// packing is a build.Options.Progress drawing the bytes of a tree read as
+// it is packed; nil when nothing is drawn.
+func (pr *progress) packing(label string) func(read, total int64) {
+	if pr == nil {
 		return nil
 	}
-	return lineMeter{l}
+	var (
+		l    *line
+		last int64
+	)
+	return func(read, total int64) {
+		if l == nil {
+			if l = pr.start(byteBar(label, total)); l == nil {
+				return
+			}
+		}
+		l.add(read - last)
+		last = read
+		if read >= total {
+			l.end(nil)
+		}
+	}
 }
 
 // lineMeter is a registry.Meter drawn as a line.

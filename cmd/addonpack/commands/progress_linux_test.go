@@ -37,14 +37,19 @@ func runWithStderr(t *testing.T, stderr, reader *os.File, args ...string) (strin
 	return <-got, code
 }
 
-func openPty(t *testing.T) (term, master *os.File) {
+// openPty opens a pseudo-terminal of 120x40, or unsized with cols 0.
+func openPty(t *testing.T, cols ...uint16) (term, master *os.File) {
 	t.Helper()
 	master, term, err := pty.Open()
 	if err != nil {
 		t.Fatalf("open a pseudo-terminal: %v", err)
 	}
 	t.Cleanup(func() { master.Close() })
-	if err := pty.Setsize(master, &pty.Winsize{Rows: 40, Cols: 120}); err != nil {
+	size := &pty.Winsize{Rows: 40, Cols: 120}
+	if len(cols) > 0 {
+		size.Cols = cols[0]
+	}
+	if err := pty.Setsize(master, size); err != nil {
 		t.Fatal(err)
 	}
 	return term, master
@@ -53,11 +58,12 @@ func openPty(t *testing.T) (term, master *os.File) {
 // counts matches the bytes counter of a transfer line: "2.9 MiB / 5.9 MiB".
 var counts = regexp.MustCompile(`(\d+\.\d) MiB / (\d+\.\d) MiB`)
 
-// TestProgressOnTerminalOnly pulls a layer of several MiB from a registry
-// that stalls halfway through it (the pull resumes after --read-timeout):
-// under a pseudo-terminal stderr shows the layer's line with a count short
-// of its size and then its end; through a pipe, and with --quiet, stderr
-// has neither the line nor an escape code.
+// TestProgressOnTerminalOnly pushes an add-on of several MiB under a
+// pseudo-terminal (its packing and upload are drawn), then pulls it from a
+// registry that stalls halfway through the layer (the pull resumes after
+// --read-timeout): under a pseudo-terminal stderr shows the layer's line
+// with a count short of its size and then its end; through a pipe, and
+// with --quiet, stderr has neither the line nor an escape code.
 func TestProgressOnTerminalOnly(t *testing.T) {
 	st := testregistry.NewMemoryStorage()
 	reg := testregistry.New(t, testregistry.WithStorage(st))
@@ -70,8 +76,10 @@ func TestProgressOnTerminalOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref := reg.Host() + "/addons/hello:0.1.0"
-	if r := run(t, nil, "push", src, ref); r.code != 0 {
-		t.Fatalf("push: %+v", r)
+	term, master := openPty(t)
+	got, code := runWithStderr(t, term, master, "push", src, ref)
+	if code != 0 || !strings.Contains(got, "Packing "+src) || !strings.Contains(got, "Uploading") {
+		t.Fatalf("push under a terminal: exit %d, no packing or upload line drawn:\n%q", code, got)
 	}
 	var info struct{ Layers []struct{ Digest string } }
 	if r := run(t, nil, "inspect", ref, "-o", "json"); r.code != 0 || json.Unmarshal([]byte(r.out), &info) != nil || len(info.Layers) != 1 {
@@ -80,9 +88,9 @@ func TestProgressOnTerminalOnly(t *testing.T) {
 	line := "Downloading " + strings.TrimPrefix(info.Layers[0].Digest, "sha256:")[:12]
 
 	// Each pull GETs the config, then the layer, which stalls after half
-	// its bytes, then the rest of the layer: the 2nd, 5th and 8th GETs stall.
+	// its bytes, then the rest of the layer: the 2nd, 5th, ... GETs stall.
 	var stalls []testregistry.FaultRule
-	for _, nth := range []int{2, 5, 8} {
+	for _, nth := range []int{2, 5, 8, 11} {
 		stalls = append(stalls, testregistry.FaultRule{Match: testregistry.MatchBlobGET(), Nth: nth, Kind: testregistry.StallMidway})
 	}
 	stalling := testregistry.New(t, testregistry.WithStorage(st), testregistry.WithFaults(testregistry.Faults{Rules: stalls}))
@@ -93,8 +101,8 @@ func TestProgressOnTerminalOnly(t *testing.T) {
 			"--insecure-skip-verify", "--no-cache", "--read-timeout", "700ms"}, extra...)
 	}
 
-	term, master := openPty(t)
-	got, code := runWithStderr(t, term, master, pull()...)
+	term, master = openPty(t)
+	got, code = runWithStderr(t, term, master, pull()...)
 	if code != 0 {
 		t.Fatalf("pull under a terminal: exit %d\n%s", code, got)
 	}
@@ -123,5 +131,12 @@ func TestProgressOnTerminalOnly(t *testing.T) {
 	got, code = runWithStderr(t, term, master, pull("--quiet")...)
 	if code != 0 || strings.Contains(got, "Downloading") || strings.Contains(got, "\x1b") {
 		t.Errorf("pull --quiet under a terminal: exit %d, stderr drew progress:\n%q", code, got)
+	}
+
+	// A terminal of no width (as `script` makes without one of its own).
+	term, master = openPty(t, 0)
+	got, code = runWithStderr(t, term, master, pull()...)
+	if code != 0 || strings.Contains(got, "Downloading") || strings.Contains(got, "\x1b") {
+		t.Errorf("pull under an unsized terminal: exit %d, stderr drew progress:\n%q", code, got)
 	}
 }

@@ -88,6 +88,7 @@ per add-on; a failure does not stop the others, and the first one sets the exit 
 				return err
 			}
 			bopts.Limits = &limits
+			bopts.Progress = g.progress.packing("Packing " + args[0])
 			popts := push.Options{Build: bopts, Name: name}
 			if sf.signs() {
 				if popts.Sign, err = g.pushSignOptions(cmd.Context(), &sf, builderID); err != nil {
