@@ -57,16 +57,19 @@ peers:
 	./scripts/install-peers.sh
 
 ## test: everything CI runs — tools, vet, unit tests with the race detector, short fuzzing.
-## The peer CLIs build while the project compiles (vet, then the race-enabled test packages
-## with nothing run): the two builds share the cores and the Go caches, and the waits of one
-## (module downloads, cosign's long link) are the other's compile time.
+## The peer CLIs build while the project compiles (vet, then every package with the race
+## detector, as the tests need them): the two builds share the cores and the Go caches, and the
+## waits of one (module downloads, cosign's long link) are the other's compile time.
 test: apt-tools
 	$(MAKE) -j2 peers prebuild
 	$(MAKE) test-unit fuzz-short
 
+# go build, not go test -exec true: it compiles the packages and their dependencies into the
+# build cache without linking a test binary per package (test files and test-only dependencies
+# are left to test-unit, which links each test binary once).
 prebuild: lint
 	@echo "prebuild: compiling the project's packages with the race detector (no test runs yet)" >&2
-	$(GO) test -race -count=1 -exec true -run '^$$' $(PKGS) >/dev/null
+	$(GO) build -race $(PKGS)
 
 # -timeout: the CLI, examples and interop packages drive real registries, signing and
 # peer CLIs; on two busy cores they can pass go test's default of 10 minutes.
