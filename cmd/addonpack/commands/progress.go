@@ -115,39 +115,39 @@ func (pr *progress) buildLocked(l *line) *mpb.Bar {
 
 // add counts n more of l (bytes, references).
 func (l *line) add(n int64) {
-	if l == nil {
-		return
-	}
-	l.pr.mu.Lock()
-	defer l.pr.mu.Unlock()
-	if l.ended {
-		return
-	}
-	l.n += n
-	if b := l.pr.barLocked(l); b != nil {
-		b.SetCurrent(l.n)
-	}
+	l.running(func() {
+		l.n += n
+		if b := l.pr.barLocked(l); b != nil {
+			b.SetCurrent(l.n)
+		}
+	})
 }
 
 // end ends l: complete, or aborted and left as drawn.
 func (l *line) end(err error) {
+	l.running(func() {
+		l.ended = true
+		delete(l.pr.lines, l)
+		b := l.pr.barLocked(l)
+		switch {
+		case b == nil:
+		case err != nil:
+			b.Abort(false)
+		default:
+			b.SetTotal(-1, true)
+		}
+	})
+}
+
+// running calls fn with the display locked, unless l is nil or ended.
+func (l *line) running(fn func()) {
 	if l == nil {
 		return
 	}
 	l.pr.mu.Lock()
 	defer l.pr.mu.Unlock()
-	if l.ended {
-		return
-	}
-	l.ended = true
-	delete(l.pr.lines, l)
-	b := l.pr.barLocked(l)
-	switch {
-	case b == nil:
-	case err != nil:
-		b.Abort(false)
-	default:
-		b.SetTotal(-1, true)
+	if !l.ended {
+		fn()
 	}
 }
 
