@@ -19,6 +19,7 @@ FUZZ_TARGETS := \
 	./pkg/spec:FuzzParseAddon \
 	./pkg/spec:FuzzParseManifest \
 	./pkg/spec:FuzzParseConfigBlob \
+	./pkg/config:FuzzCondition \
 	./pkg/convert:FuzzConvert \
 	./pkg/archive:FuzzExtract \
 	./pkg/archive:FuzzExtractTar \

@@ -19,6 +19,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/semver"
 	"github.com/addonpack/addonpack/testregistry"
 )
 
@@ -55,6 +56,9 @@ func TestExamples(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer p.Close()
+			// An add-on with Kubernetes-version components renders its
+			// default and custom goldens for this cluster version.
+			p.KubeVersion = kubeVersions[dir]
 			if p.Loaded.Descriptor.Digest != res.Manifest.Digest {
 				t.Fatalf("fetched %s, built %s", p.Loaded.Descriptor.Digest, res.Manifest.Digest)
 			}
@@ -83,12 +87,47 @@ func TestExamples(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				local.KubeVersion = p.KubeVersion
 				if fromDir, err := local.Render(ctx, values, valuesFile); err != nil || string(fromDir) != string(got) {
 					t.Fatalf("source dir renders differently from the artifact (%v)", err)
 				}
 				compareGolden(t, filepath.Join(dir, "expected", golden), got)
 			}
+			checkProfiles(ctx, t, p, dir)
 		})
+	}
+}
+
+// kubeVersions is the cluster version the default and custom goldens of an
+// add-on with Kubernetes-version components are rendered for.
+var kubeVersions = map[string]semver.Version{"cluster-autoscaler": semver.MustParse("1.30.2")}
+
+// checkProfiles renders every profile of the pulled add-on (specs/config.md
+// section 10.4: each enum value of a when, each Kubernetes-version
+// boundary) and compares each with expected/profiles/NAME.yaml. An add-on
+// without profiles has no such directory.
+func checkProfiles(ctx context.Context, t *testing.T, p *deliver.Package, dir string) {
+	t.Helper()
+	typ, err := p.ConfigType()
+	if err != nil || typ == nil {
+		return
+	}
+	profiles, err := typ.Profiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	goldens, _ := filepath.Glob(filepath.Join(dir, "expected", "profiles", "*.yaml"))
+	if !*update && len(goldens) != len(profiles) {
+		t.Fatalf("%d profiles, %d goldens in expected/profiles (go test ./examples -update)", len(profiles), len(goldens))
+	}
+	for _, prof := range profiles {
+		q := *p
+		q.KubeVersion = prof.KubeVersion
+		got, err := q.Render(ctx, prof.Object(typ), "profile "+prof.Name)
+		if err != nil {
+			t.Fatalf("profile %s: %v", prof.Name, err)
+		}
+		compareGolden(t, filepath.Join(dir, "expected", "profiles", prof.Name+".yaml"), got)
 	}
 }
 

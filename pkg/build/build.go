@@ -75,10 +75,11 @@ func Build(ctx context.Context, dir string, store content.Pusher, opts Options) 
 		return nil, err
 	}
 	in := render.Input{Files: tree, Root: src.addon.KustomizeRoot()}
+	var profiles []profileCheck
 	if cc != nil {
-		in.Config, in.Components = cc.object, cc.components
+		in.Config, in.Components, profiles = cc.object, cc.components, cc.profiles
 	}
-	images, err := src.renderCheckMemo(ctx, in, pk.desc.Digest.String(), opts)
+	images, err := src.renderCheckMemo(ctx, in, profiles, pk.desc.Digest.String(), opts)
 	if err != nil {
 		return nil, err
 	}

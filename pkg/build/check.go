@@ -15,8 +15,11 @@ import (
 // build of the tree) and, when the add-on has components, once more with every
 // component on, so that a component the defaults leave off is checked too
 // (remote resources, plugins, broken manifests). It returns the images of
-// both renderings.
-func (s *source) renderCheck(ctx context.Context, in render.Input) ([]string, error) {
+// both renderings. An add-on with profiles (components chosen by enum
+// values or Kubernetes versions, addonpack.dev/v1alpha2) has every profile
+// rendered instead of the every-component-on build, whose components may
+// exclude one another (renderProfiles).
+func (s *source) renderCheck(ctx context.Context, in render.Input, profiles []profileCheck) ([]string, error) {
 	where := s.displayPath(s.addon.KustomizeRoot())
 	images, err := render.Check(ctx, in)
 	if err != nil {
@@ -32,6 +35,15 @@ func (s *source) renderCheck(ctx context.Context, in render.Input) ([]string, er
 				"annotated config.kubernetes.io/local-config: \"true\", inside the kustomization root: %w",
 				where, ErrRender, defaultsName(c.Defaults), defaultsName(c.Defaults), err)
 		}
+	}
+	if len(profiles) > 0 {
+		more, err := s.renderProfiles(ctx, in, profiles)
+		if err != nil {
+			return nil, err
+		}
+		images = append(images, more...)
+		slices.Sort(images)
+		return slices.Compact(images), nil
 	}
 	if c == nil || len(c.Components) == 0 {
 		return images, nil
@@ -51,16 +63,16 @@ func (s *source) renderCheck(ctx context.Context, in render.Input) ([]string, er
 }
 
 // renderCheckMemo is renderCheck, skipped for a tree opts.Memo remembers.
-func (s *source) renderCheckMemo(ctx context.Context, in render.Input, layer string, opts Options) ([]string, error) {
+func (s *source) renderCheckMemo(ctx context.Context, in render.Input, profiles []profileCheck, layer string, opts Options) ([]string, error) {
 	memo := opts.memo()
 	if memo == nil {
-		return s.renderCheck(ctx, in)
+		return s.renderCheck(ctx, in, profiles)
 	}
 	key := opts.memoKey(layer, s.addonSum[:], in)
 	if images, ok := memo.Validated(key); ok {
 		return images, nil
 	}
-	images, err := s.renderCheck(ctx, in)
+	images, err := s.renderCheck(ctx, in, profiles)
 	if err != nil {
 		return nil, err
 	}

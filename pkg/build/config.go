@@ -17,6 +17,7 @@ type configCheck struct {
 	conversion *spec.ConversionBlob // the older versions' schemas, carried in a v2 config blob
 	object     []byte               // the defaults object (YAML) the build-time render uses
 	components []string             // components enabled by the defaults, relative to the kustomize root
+	profiles   []profileCheck
 }
 
 // checkConfig compiles the schema and validates the packed defaults, as a
@@ -27,11 +28,27 @@ func (s *source) checkConfig(tree fs.FS, limits schema.Limits) (*configCheck, er
 	if err != nil || t == nil {
 		return nil, err
 	}
-	r, err := t.Resolve(nil, "")
+	profiles, err := s.checkProfiles(t)
 	if err != nil {
 		return nil, err
 	}
-	cc := &configCheck{schemaJSON: t.Schema.JSON(), object: r.Object}
+	var opts config.Options
+	if t.NeedsKubeVersion() {
+		// The defaults render needs a Kubernetes version: the lowest of
+		// the profiles' (each profile is rendered too).
+		ps, _ := t.Profiles()
+		opts.KubeVersion = ps[0].KubeVersion
+		for _, p := range ps {
+			if p.KubeVersion.Compare(opts.KubeVersion) < 0 {
+				opts.KubeVersion = p.KubeVersion
+			}
+		}
+	}
+	r, err := t.ResolveWith(nil, "", opts)
+	if err != nil {
+		return nil, err
+	}
+	cc := &configCheck{schemaJSON: t.Schema.JSON(), object: r.Object, profiles: profiles}
 	if len(t.Older) > 0 {
 		cc.conversion = &spec.ConversionBlob{Schemas: map[string]json.RawMessage{}}
 		for _, v := range t.Older {

@@ -87,7 +87,7 @@ func TestMemoAfterAddonYAMLRace(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := renderInput(tree, src, cc)
-	if _, err := src.renderCheckMemo(ctx, in, pk.desc.Digest.String(), opts); err != nil {
+	if _, err := src.renderCheckMemo(ctx, in, nil, pk.desc.Digest.String(), opts); err != nil {
 		t.Fatalf("raced check: %v", err)
 	}
 

@@ -97,6 +97,11 @@ func (s *source) checkPaths() error {
 				Msg: fmt.Sprintf("no kustomization.yaml (kind: Component) in %q of the package", comp.Path)}
 		}
 	}
+	for i, o := range c.Overlays {
+		if _, ok := s.index[o.Defaults]; !ok {
+			return &spec.FieldError{File: file, Field: fmt.Sprintf("spec.config.overlays[%d].defaults", i), Msg: fmt.Sprintf("%q is not a file in the package", o.Defaults)}
+		}
+	}
 	return s.checkConversionPaths(file, c.Conversion)
 }
 

@@ -7,6 +7,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/schema"
+	"github.com/addonpack/addonpack/pkg/semver"
 	"github.com/addonpack/addonpack/pkg/spec"
 )
 
@@ -36,6 +38,8 @@ type Type struct {
 	// Older are the older versions the type still reads, oldest first
 	// (spec.config.conversion.versions, addonpack.dev/v1alpha2).
 	Older []OlderVersion
+
+	prof profiles
 }
 
 // OlderVersion is an older version of the config type, with its compiled
@@ -66,7 +70,7 @@ func Load(files fs.FS, a *spec.Addon, limits schema.Limits, display func(string)
 	}
 	t := &Type{APIVersion: c.APIVersion, Kind: c.Kind, Name: a.Metadata.Name, Schema: sch,
 		SchemaFile: display(c.Schema), Components: c.Components}
-	if err := t.checkWhen(); err != nil {
+	if err := t.loadProfiles(files, a, display); err != nil {
 		return nil, err
 	}
 	if c.Conversion != nil {
@@ -107,24 +111,56 @@ type Resolved struct {
 	Components []string
 }
 
-// Resolve merges the user's config object (YAML or JSON; nil for none) over
-// the packed defaults, applies the schema's defaults and validates. name is
-// the values file as errors show it.
+// Options are what a resolution needs besides the user's object.
+type Options struct {
+	// KubeVersion is the target cluster's Kubernetes version, a core
+	// (ParseKubeVersion); required when a component has a kubernetes range.
+	KubeVersion semver.Version
+	// ObjectOnly skips the components: for a caller that wants only the
+	// resolved object (config defaults), no Kubernetes version is needed.
+	ObjectOnly bool
+}
+
+// Resolve is ResolveWith with no options.
 func (t *Type) Resolve(values []byte, name string) (*Resolved, error) {
+	return t.ResolveWith(values, name, Options{})
+}
+
+// ResolveWith merges the user's config object (YAML or JSON; nil for none)
+// over the packed defaults — and over the defaults overlays whose `when`
+// holds for the user's values — applies the schema's defaults and
+// validates. name is the values file as errors show it.
+func (t *Type) ResolveWith(values []byte, name string, opts Options) (*Resolved, error) {
 	effective := deepCopy(t.Defaults)
 	source := t.DefaultsFile
+	var user any
 	if values != nil {
 		obj, err := schema.ParseObject(values, name, t.APIVersion, t.Kind)
 		if err != nil {
 			return nil, err
 		}
-		effective = Merge(effective, obj.Spec)
+		user = obj.Spec
 		source = name
 	}
-	if effective == nil {
-		effective = map[string]any{}
+	if len(t.prof.overlays) > 0 {
+		// The overlays are chosen by the values as they would resolve
+		// without them: an overlay never sets a field a when reads.
+		probe := effective
+		if values != nil {
+			probe = Merge(probe, user)
+		}
+		probe, err := t.Schema.ApplyDefaults(orEmpty(probe))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.SchemaFile, err)
+		}
+		if effective, err = t.overlaid(probe); err != nil {
+			return nil, err
+		}
 	}
-	effective, err := t.Schema.ApplyDefaults(effective)
+	if values != nil {
+		effective = Merge(effective, user)
+	}
+	effective, err := t.Schema.ApplyDefaults(orEmpty(effective))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t.SchemaFile, err)
 	}
@@ -144,9 +180,15 @@ func (t *Type) Resolve(values []byte, name string) (*Resolved, error) {
 		return nil, err
 	}
 	r := &Resolved{Spec: effective, Object: object}
+	if opts.ObjectOnly {
+		return r, nil
+	}
 	for i, comp := range t.Components {
-		on, err := BoolField(effective, comp.When)
+		on, err := t.enabled(i, effective, opts)
 		if err != nil {
+			if errors.Is(err, ErrKubeVersion) {
+				return nil, err
+			}
 			return nil, &spec.FieldError{File: spec.FileName, Field: fmt.Sprintf("spec.config.components[%d].when", i),
 				Msg: fmt.Sprintf("%q in %s: %v", comp.When, source, err)}
 		}
@@ -155,4 +197,29 @@ func (t *Type) Resolve(values []byte, name string) (*Resolved, error) {
 		}
 	}
 	return r, nil
+}
+
+// enabled evaluates component i: its when, if any, on the resolved spec,
+// and its kubernetes range, if any, on opts.KubeVersion.
+func (t *Type) enabled(i int, effective any, opts Options) (bool, error) {
+	if i < len(t.prof.kube) && t.prof.kube[i] != nil {
+		if opts.KubeVersion.IsZero() {
+			return false, fmt.Errorf("%s: spec.config.components[%d] (%s) depends on the Kubernetes version (kubernetes: %q): give the target cluster's version (render --kube-version): %w",
+				spec.FileName, i, t.Components[i].Path, t.Components[i].Kubernetes, ErrKubeVersion)
+		}
+		if !t.prof.kube[i].matches(opts.KubeVersion) {
+			return false, nil
+		}
+	}
+	if i >= len(t.prof.conds) || t.prof.conds[i].path == nil {
+		return true, nil
+	}
+	return t.prof.conds[i].holds(effective)
+}
+
+func orEmpty(v any) any {
+	if v == nil {
+		return map[string]any{}
+	}
+	return v
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/config"
 	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/render"
+	"github.com/addonpack/addonpack/pkg/spec"
 )
 
 // ErrNotPatchable is returned when a user's values cannot reach Flux or
@@ -113,4 +114,20 @@ func head(s string, n int) string {
 		return strings.TrimRight(s, "\n")
 	}
 	return strings.TrimRight(strings.Join(lines[:n], ""), "\n") + "\n…"
+}
+
+// HasProfiles reports whether a's components depend on enum values or the
+// Kubernetes version (addonpack.dev/v1alpha2 profiles). The package as
+// published then builds with none of them, so Flux and Argo CD objects for
+// it always carry GitOpsEdits, even for the packed defaults.
+func HasProfiles(a *spec.Addon) bool {
+	if a.Spec.Config == nil {
+		return false
+	}
+	for _, c := range a.Spec.Config.Components {
+		if c.Kubernetes != "" || strings.Contains(c.When, "[") {
+			return true
+		}
+	}
+	return len(a.Spec.Config.Overlays) > 0
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/render"
 	"github.com/addonpack/addonpack/pkg/schema"
+	"github.com/addonpack/addonpack/pkg/semver"
 	"github.com/addonpack/addonpack/pkg/spec"
 )
 
@@ -36,6 +37,9 @@ type Package struct {
 	// Images, when set, relocate the add-on's images (kustomize `images`
 	// entries), as recorded by `addonpack copy --images`.
 	Images []render.Image
+	// KubeVersion is the target cluster's Kubernetes version
+	// (config.ParseKubeVersion), for components that depend on it.
+	KubeVersion semver.Version
 
 	tmp string
 }
@@ -98,7 +102,7 @@ func (p *Package) resolve(values []byte, valuesName string) (render.Input, *conf
 		}
 		return in, nil, nil, nil
 	}
-	r, err := t.Resolve(values, valuesName)
+	r, err := t.ResolveWith(values, valuesName, config.Options{KubeVersion: p.KubeVersion})
 	if err != nil {
 		return in, nil, nil, err
 	}

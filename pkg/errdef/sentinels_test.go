@@ -58,6 +58,7 @@ var sentinels = map[string]error{
 	"cache.ErrMiss":                 cache.ErrMiss,
 	"cache.ErrOffline":              cache.ErrOffline,
 	"config.ErrNoConfig":            config.ErrNoConfig,
+	"config.ErrKubeVersion":         config.ErrKubeVersion,
 	"convert.ErrConvert":            convert.ErrConvert,
 	"deliver.ErrFormat":             deliver.ErrFormat,
 	"deliver.ErrNotPatchable":       deliver.ErrNotPatchable,

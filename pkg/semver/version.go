@@ -77,3 +77,10 @@ func (v Version) Equal(o Version) bool {
 
 // core is MAJOR.MINOR.PATCH, the tuple the pre-release rule compares.
 func (v Version) core() [3]uint64 { return [3]uint64{v.v.Major(), v.v.Minor(), v.v.Patch()} }
+
+// Core returns MAJOR.MINOR.PATCH of v, without pre-release or build: the
+// part of a cluster's version ("1.29.3-eks-1") that Kubernetes ranges of
+// add-ons compare.
+func (v Version) Core() Version {
+	return MustParse(fmt.Sprintf("%d.%d.%d", v.v.Major(), v.v.Minor(), v.v.Patch()))
+}

@@ -50,18 +50,33 @@ type Config struct {
 	Schema string `json:"schema"`
 	// Defaults is the path of a config object that validates against Schema.
 	Defaults string `json:"defaults,omitempty"`
-	// Components are kustomize Components switched on by boolean config fields.
+	// Components are kustomize Components switched on by boolean config
+	// fields, enum values or Kubernetes versions.
 	Components []Component `json:"components,omitempty"`
 	// Conversion (addonpack.dev/v1alpha2 and later) declares the older
 	// versions of the config type the add-on still reads.
 	Conversion *Conversion `json:"conversion,omitempty"`
+	// Overlays (addonpack.dev/v1alpha2) are packed-defaults overlays, each
+	// merged over the defaults when its When holds.
+	Overlays []Overlay `json:"overlays,omitempty"`
 }
 
-// Component is an optional kustomize Component enabled when the boolean
-// config field When (a dotted path under spec) is true.
+// Component is an optional kustomize Component, enabled when When holds for
+// the resolved config (a boolean field "a.b", or an enum field matched
+// "a.b in [x, y]", the latter addonpack.dev/v1alpha2) and, when Kubernetes
+// is set (addonpack.dev/v1alpha2), the target Kubernetes version is in that
+// range.
 type Component struct {
-	Path string `json:"path"`
-	When string `json:"when"`
+	Path       string `json:"path"`
+	When       string `json:"when,omitempty"`
+	Kubernetes string `json:"kubernetes,omitempty"`
+}
+
+// Overlay is a file of packed defaults merged over spec.config.defaults
+// when When (an enum match, "provider in [aws, eks]") holds.
+type Overlay struct {
+	When     string `json:"when"`
+	Defaults string `json:"defaults"`
 }
 
 // Dependency is another add-on this one needs. Recorded now, resolved by

@@ -45,6 +45,9 @@ func (a *Addon) check(file string) error {
 			}
 			seen[comp.Path] = true
 		}
+		for i, o := range c.Overlays {
+			checkPath(fmt.Sprintf("spec.config.overlays[%d].defaults", i), o.Defaults)
+		}
 		c.checkConversion(add)
 	}
 	names := map[string]bool{}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/registry"
@@ -35,13 +36,15 @@ func GitOps(ctx context.Context, l LoadOpener, steps []Step, tool string, tmpl d
 	var out bytes.Buffer
 	for _, s := range steps {
 		g := tmpl
+		var loaded *artifact.Loaded
 		if s.Values == "" {
-			loaded, err := l.Load(ctx, s.Ref, s.Name)
-			if err != nil {
+			var err error
+			if loaded, err = l.Load(ctx, s.Ref, s.Name); err != nil {
 				return nil, err
 			}
 			g.Addon = loaded.Addon
-		} else {
+		}
+		if s.Values != "" || deliver.HasProfiles(loaded.Addon) {
 			addon, edits, err := stepEdits(ctx, l, s)
 			if err != nil {
 				return nil, err

@@ -9,6 +9,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	"sigs.k8s.io/yaml"
 
+	"github.com/addonpack/addonpack/pkg/config"
 	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/semver"
@@ -44,6 +45,9 @@ type Stack struct {
 	Kind       string  `json:"kind"`
 	Addons     []Entry `json:"addons"`
 	Policy     string  `json:"policy,omitempty"`
+	// Kubernetes is the target cluster's Kubernetes version: the default
+	// of render --kube-version for every add-on of the stack.
+	Kubernetes string `json:"kubernetes,omitempty"`
 
 	// Path is the file the stack was read from; relative paths in it are
 	// relative to its directory.
@@ -99,6 +103,11 @@ func (s *Stack) check() error {
 	}
 	if len(s.Addons) == 0 || len(s.Addons) > MaxRoots {
 		return bad("addons", "must hold 1 to %d entries, not %d", MaxRoots, len(s.Addons))
+	}
+	if s.Kubernetes != "" {
+		if _, err := config.ParseKubeVersion(s.Kubernetes); err != nil {
+			return bad("kubernetes", "%v", err)
+		}
 	}
 	seen := map[string]int{}
 	for i := range s.Addons {

@@ -80,7 +80,7 @@ fetched, not the content.`,
 			if t == nil {
 				return fmt.Errorf("%s: %w", p.Name, config.ErrNoConfig)
 			}
-			r, err := t.Resolve(nil, "")
+			r, err := t.ResolveWith(nil, "", config.Options{ObjectOnly: true})
 			if err != nil {
 				return err
 			}

@@ -70,7 +70,7 @@ stack file's policy is used.`,
 				l, err = stack.CheckLock(cmd.Context(), c, st)
 			} else {
 				vf.defaultPolicy(st.Dir(), st.Policy)
-				reg := stack.Remote{Tags: c, Loader: stackConsumer{g, &vf}}
+				reg := stack.Remote{Tags: c, Loader: stackConsumer{g: g, vf: &vf}}
 				if update {
 					l, err = stack.UpdateLock(cmd.Context(), reg, st, names, opts)
 				} else {

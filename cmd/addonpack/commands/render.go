@@ -7,9 +7,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/addonpack/addonpack/pkg/artifact"
+	"github.com/addonpack/addonpack/pkg/config"
 	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/semver"
 )
 
 func newRender(g *globals) *cobra.Command {
@@ -21,6 +23,7 @@ func newRender(g *globals) *cobra.Command {
 		vf                           verifyFlags
 		trustTags                    bool
 		stackFile                    string
+		kubeVersion                  string
 	)
 	cmd := &cobra.Command{
 		Use:   "render (REF|LAYOUT|DIR | --stack FILE) [--key PUB | --policy FILE | --insecure-skip-verify]",
@@ -68,10 +71,14 @@ Application a sync wave per level.`,
 				if values != "" {
 					return usageError{fmt.Errorf("--values cannot be used with --stack: the stack file gives each add-on its values")}
 				}
-				return g.renderStack(cmd, stackFile, format, out, force, forTool, keyFile, gitops, &vf)
+				return g.renderStack(cmd, stackFile, format, out, force, forTool, keyFile, kubeVersion, gitops, &vf)
+			}
+			kube, err := g.kubeVersion(kubeVersion)
+			if err != nil {
+				return err
 			}
 			if forTool != "" {
-				return g.renderFor(cmd, args[0], forTool, values, keyFile, gitops, &vf)
+				return g.renderFor(cmd, args[0], forTool, values, keyFile, kube, gitops, &vf)
 			}
 			data, name, err := g.readValues(values)
 			if err != nil {
@@ -82,6 +89,7 @@ Application a sync wave per level.`,
 				return err
 			}
 			defer p.Close()
+			p.KubeVersion = kube
 			// A copy made with 'addonpack copy --images' uses its relocated images.
 			if err := g.relocated(ctx, args[0], p, trustTags); err != nil {
 				return err
@@ -127,6 +135,7 @@ Application a sync wave per level.`,
 	f.StringVar(&gitops.TargetNamespace, "target-namespace", "", "with --for: namespace for the add-on's namespaced objects")
 	f.StringVar(&gitops.Interval, "interval", "10m", "with --for: reconciliation interval")
 	f.StringVar(&stackFile, "stack", "", "render every add-on of this locked stack file, in install order")
+	f.StringVar(&kubeVersion, "kube-version", "", "the target cluster's Kubernetes version (1.30.2, v1.30.2-eks-1), for components that depend on it; with --stack, overrides the stack file's kubernetes")
 	vf.add(cmd, true)
 	f.BoolVar(&trustTags, "trust-relocated-tags", false, "apply the registry's relocation record (copy --images) to images the add-on names by tag only; by default only digest-pinned images are relocated, since the record is unsigned")
 	return cmd
@@ -134,7 +143,7 @@ Application a sync wave per level.`,
 
 // renderFor prints Flux or Argo CD objects for a registry reference; with
 // values, they carry them as a patch of the package's root kustomization.
-func (g *globals) renderFor(cmd *cobra.Command, arg, tool, values, keyFile string, gitops deliver.GitOps, vf *verifyFlags) error {
+func (g *globals) renderFor(cmd *cobra.Command, arg, tool, values, keyFile string, kube semver.Version, gitops deliver.GitOps, vf *verifyFlags) error {
 	ctx := cmd.Context()
 	ref, err := g.reference(arg)
 	if err != nil {
@@ -145,11 +154,12 @@ func (g *globals) renderFor(cmd *cobra.Command, arg, tool, values, keyFile strin
 		return err
 	}
 	var loaded *artifact.Loaded
-	if values == "" {
+	if values == "" && kube.IsZero() {
 		if loaded, err = pull.Load(ctx, src, opts); err != nil {
 			return err
 		}
-	} else {
+	}
+	if loaded == nil || deliver.HasProfiles(loaded.Addon) {
 		data, name, err := g.readValues(values)
 		if err != nil {
 			return err
@@ -159,6 +169,7 @@ func (g *globals) renderFor(cmd *cobra.Command, arg, tool, values, keyFile strin
 			return err
 		}
 		defer p.Close()
+		p.KubeVersion = kube
 		if gitops.Edits, err = p.GitOpsEdits(ctx, data, name); err != nil {
 			return err
 		}
@@ -185,4 +196,16 @@ func (g *globals) renderFor(cmd *cobra.Command, arg, tool, values, keyFile strin
 	}
 	_, err = g.streams.Out.Write(out)
 	return err
+}
+
+// kubeVersion reads --kube-version ("" : none).
+func (g *globals) kubeVersion(s string) (semver.Version, error) {
+	if s == "" {
+		return semver.Version{}, nil
+	}
+	v, err := config.ParseKubeVersion(s)
+	if err != nil {
+		return semver.Version{}, fmt.Errorf("--kube-version: %w", err)
+	}
+	return v, nil
 }

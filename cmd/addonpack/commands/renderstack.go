@@ -12,13 +12,20 @@ import (
 )
 
 // renderStack renders every add-on of a locked stack, in install order.
-func (g *globals) renderStack(cmd *cobra.Command, file, format, out string, force bool, tool, keyFile string, gitops deliver.GitOps, vf *verifyFlags) error {
+func (g *globals) renderStack(cmd *cobra.Command, file, format, out string, force bool, tool, keyFile, kubeVersion string, gitops deliver.GitOps, vf *verifyFlags) error {
 	ctx := cmd.Context()
-	steps, err := g.lockedSteps(file, vf)
+	steps, st, err := g.lockedSteps(file, vf)
 	if err != nil {
 		return err
 	}
-	c := stackConsumer{g, vf}
+	if kubeVersion == "" {
+		kubeVersion = st.Kubernetes
+	}
+	kube, err := g.kubeVersion(kubeVersion)
+	if err != nil {
+		return err
+	}
+	c := stackConsumer{g: g, vf: vf, kube: kube}
 	if tool != "" {
 		if keyFile != "" {
 			if gitops.PublicKey, err = os.ReadFile(keyFile); err != nil {
@@ -59,11 +66,11 @@ func (g *globals) renderStack(cmd *cobra.Command, file, format, out string, forc
 
 // pullStack pulls every add-on of a locked stack into dir/NAME.
 func (g *globals) pullStack(cmd *cobra.Command, file, dir string, force bool, vf *verifyFlags) error {
-	steps, err := g.lockedSteps(file, vf)
+	steps, _, err := g.lockedSteps(file, vf)
 	if err != nil {
 		return err
 	}
-	if err := stack.Pull(cmd.Context(), stackConsumer{g, vf}, steps, dir, force); err != nil {
+	if err := stack.Pull(cmd.Context(), stackConsumer{g: g, vf: vf}, steps, dir, force); err != nil {
 		return err
 	}
 	for _, s := range steps {

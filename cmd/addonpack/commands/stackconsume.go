@@ -10,6 +10,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/semver"
 	"github.com/addonpack/addonpack/pkg/stack"
 )
 
@@ -19,6 +20,8 @@ import (
 type stackConsumer struct {
 	g  *globals
 	vf *verifyFlags
+	// kube is the target Kubernetes version every opened package gets.
+	kube semver.Version
 }
 
 // consume opens ref on the consumer path, bound to the add-on name the
@@ -48,7 +51,12 @@ func (c stackConsumer) Open(ctx context.Context, ref registry.Reference, name st
 	if err != nil {
 		return nil, err
 	}
-	return deliver.Fetch(ctx, src, opts)
+	p, err := deliver.Fetch(ctx, src, opts)
+	if err != nil {
+		return nil, err
+	}
+	p.KubeVersion = c.kube
+	return p, nil
 }
 
 func (c stackConsumer) Pull(ctx context.Context, ref registry.Reference, name, dir string) error {
@@ -63,18 +71,19 @@ func (c stackConsumer) Pull(ctx context.Context, ref registry.Reference, name, d
 // lockedSteps reads the stack file and its lock and returns the add-ons in
 // install order; the stack file's policy becomes the trust of a command
 // given none.
-func (g *globals) lockedSteps(file string, vf *verifyFlags) ([]stack.Step, error) {
+func (g *globals) lockedSteps(file string, vf *verifyFlags) ([]stack.Step, *stack.Stack, error) {
 	st, err := stack.Load(file)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	l, err := stack.ReadLock(stack.LockPath(file))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: no lock beside the stack file: run addonpack lock %s first: %w", stack.LockPath(file), file, err)
+		return nil, nil, fmt.Errorf("%s: no lock beside the stack file: run addonpack lock %s first: %w", stack.LockPath(file), file, err)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	vf.defaultPolicy(st.Dir(), st.Policy)
-	return stack.Steps(st, l)
+	steps, err := stack.Steps(st, l)
+	return steps, st, err
 }

@@ -1,0 +1,69 @@
+package build
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/addonpack/addonpack/pkg/config"
+	"github.com/addonpack/addonpack/pkg/render"
+)
+
+// profileCheck is one profile of the config type (config.Type.Profiles:
+// an enum value of each field a `when` reads, a Kubernetes version), as
+// the builder renders it.
+type profileCheck struct {
+	name       string
+	object     []byte   // the resolved config object of the profile
+	components []string // the components it enables, relative to the kustomize root
+	allOn      []string // the same with every boolean `when` true
+}
+
+// checkProfiles resolves every profile of t (none for a type whose
+// components depend on booleans only), as a consumer who sets only the
+// profile's enum fields and Kubernetes version gets it.
+func (s *source) checkProfiles(t *config.Type) ([]profileCheck, error) {
+	profiles, err := t.Profiles()
+	if err != nil {
+		return nil, err
+	}
+	var out []profileCheck
+	for _, p := range profiles {
+		opts := config.Options{KubeVersion: p.KubeVersion}
+		r, err := t.ResolveWith(p.Object(t), "profile "+p.Name, opts)
+		if err != nil {
+			return nil, fmt.Errorf("profile %s: %w", p.Name, err)
+		}
+		all, err := t.AllOn(r.Spec, opts)
+		if err != nil {
+			return nil, fmt.Errorf("profile %s: %w", p.Name, err)
+		}
+		pc := profileCheck{name: p.Name, object: r.Object}
+		for _, c := range r.Components {
+			pc.components = append(pc.components, RelTo(s.addon.KustomizeRoot(), c))
+		}
+		for _, c := range all {
+			pc.allOn = append(pc.allOn, RelTo(s.addon.KustomizeRoot(), c))
+		}
+		out = append(out, pc)
+	}
+	return out, nil
+}
+
+// renderProfiles renders every profile twice — as its consumer gets it and
+// with every boolean component on — and returns the images of all.
+func (s *source) renderProfiles(ctx context.Context, in render.Input, profiles []profileCheck) ([]string, error) {
+	where := s.displayPath(s.addon.KustomizeRoot())
+	var images []string
+	for _, p := range profiles {
+		for _, comps := range [][]string{p.components, p.allOn} {
+			pin := in
+			pin.Config, pin.Components = p.object, comps
+			more, err := render.Check(ctx, pin)
+			if err != nil {
+				return nil, fmt.Errorf("%s for profile %s (components %v): %w: %w", where, p.name, comps, ErrRender, err)
+			}
+			images = append(images, more...)
+		}
+	}
+	return images, nil
+}
