@@ -1,11 +1,5 @@
 package config
 
-import (
-	"encoding/json"
-	"fmt"
-	"strings"
-)
-
 // Merge returns base with over laid on top: objects merge key by key,
 // recursively; any other value in over (scalars, lists, null) replaces the
 // one in base. Neither input is modified.
@@ -41,27 +35,5 @@ func deepCopy(v any) any {
 		return out
 	default:
 		return v
-	}
-}
-
-// BoolField looks up a dotted field under a spec; absent or null is false.
-func BoolField(v any, dotted string) (bool, error) {
-	for _, key := range strings.Split(dotted, ".") {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return false, nil
-		}
-		if v, ok = m[key]; !ok {
-			return false, nil
-		}
-	}
-	switch b := v.(type) {
-	case bool:
-		return b, nil
-	case nil:
-		return false, nil
-	default:
-		raw, _ := json.Marshal(b)
-		return false, fmt.Errorf("is %s, not a boolean", raw)
 	}
 }
