@@ -7,9 +7,9 @@
 // digest, checked for size and digest.
 //
 // A Go program or a stack resolver gets "verified, cached, by digest" with
-// the rules of the addonpack CLI's consumer verbs (pull, render, config,
-// diff), which still assemble the same steps in cmd/ (moving them onto this
-// package is the next step):
+// the rules of the addonpack CLI, whose consumer verbs (pull, render,
+// config, diff, lock) and verify only map their flags to Options and call
+// this package:
 //
 //   - verification is required: a Policy, or an explicit InsecureSkipVerify,
 //     which writes a warning naming the unverified digest;
@@ -27,4 +27,7 @@
 // A stack resolver opens each node with OpenReference and that node's own
 // Options (its policy), loads the verified manifest and config with
 // Artifact.Load, and later unpacks the same digest with Artifact.Unpack.
+//
+// Verify and VerifyAll check references without reading their content:
+// signatures under the policy, then the claim on the signed config blob.
 package consume

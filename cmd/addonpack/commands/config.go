@@ -10,7 +10,6 @@ import (
 	"github.com/addonpack/addonpack/pkg/config"
 	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/locate"
-	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/schema"
 )
 
@@ -123,11 +122,11 @@ func (g *globals) configSchema(cmd *cobra.Command, arg string, vf *verifyFlags) 
 		}
 		return t.Schema.JSON(), t.APIVersion, t.Kind, nil
 	}
-	src, opts, err := g.consumeArg(cmd.Context(), a, vf)
+	art, err := g.consumeArg(cmd.Context(), a, vf)
 	if err != nil {
 		return nil, "", "", err
 	}
-	loaded, err := pull.Load(cmd.Context(), src, opts)
+	loaded, err := art.Load(cmd.Context())
 	if err != nil {
 		return nil, "", "", err
 	}

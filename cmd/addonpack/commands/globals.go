@@ -16,9 +16,9 @@ import (
 	"github.com/addonpack/addonpack/pkg/archive"
 	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/cache"
+	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/locate"
-	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/registry"
 )
 
@@ -124,37 +124,52 @@ func (g *globals) locate(arg string) (locate.Arg, error) {
 	return a, err
 }
 
-// source opens an artifact source: an OCI layout when ARG is written as a
-// path, else a registry reference.
+// source opens an artifact source, unverified (inspect): an OCI layout
+// when ARG is written as a path, else a registry reference with the cache
+// in front.
 func (g *globals) source(ctx context.Context, arg string) (artifact.Source, error) {
 	a, err := g.locate(arg)
 	if err != nil {
 		return nil, err
 	}
+	var o consume.Options
 	switch a.Kind {
-	case locate.Reference:
 	case locate.SourceDir:
 		return nil, fmt.Errorf("%s is an add-on source directory: build it (addonpack build %s -o LAYOUT) or push it first: %w", arg, arg, locate.ErrNotUsable)
-	default:
-		return artifact.OpenLayout(ctx, a.Layout)
+	case locate.Reference:
+		if o, err = g.registryOptions(); err != nil {
+			return nil, err
+		}
 	}
-	c, err := g.client()
-	if err != nil {
-		return nil, err
-	}
-	return g.cached(artifact.Remote{Client: c, Ref: a.Ref})
+	return consume.Source(ctx, a, o)
 }
 
-// cached puts the cache in front of a registry source, when there is one.
-func (g *globals) cached(remote artifact.Remote) (artifact.Source, error) {
+// registryOptions are the consumer options the global flags give for a
+// registry reference: the client, the cache and --offline.
+func (g *globals) registryOptions() (consume.Options, error) {
+	c, err := g.client()
+	if err != nil {
+		return consume.Options{}, err
+	}
 	ch, err := g.cache()
 	if err != nil {
-		return nil, err
+		return consume.Options{}, err
 	}
-	if ch == nil {
-		return remote, nil
+	return consume.Options{Client: c, Cache: ch, Offline: g.offline}, nil
+}
+
+// consumeOptions maps the global and trust flags to the consumer options
+// for a registry reference.
+func (g *globals) consumeOptions(ctx context.Context, vf *verifyFlags) (consume.Options, error) {
+	o, err := g.registryOptions()
+	if err != nil {
+		return o, err
 	}
-	return cache.Source{Inner: remote, Cache: ch, Offline: g.offline}, nil
+	if o.Policy, err = vf.policy(ctx, g); err != nil {
+		return o, err
+	}
+	o.InsecureSkipVerify, o.Warnings, o.Name = vf.skip, g.streams.Err, vf.name
+	return o, nil
 }
 
 // cache opens the cache, or returns nil to run without one: with --no-cache,
@@ -207,50 +222,31 @@ func (g *globals) openCache() (*cache.Cache, error) {
 }
 
 // consume opens ARG — an OCI layout or a registry reference — for a
-// consumer verb and returns the pull options whose Verify hook checks the
-// resolved digest under the trust flags before any content is read.
-func (g *globals) consume(ctx context.Context, arg string, vf *verifyFlags) (artifact.Source, pull.Options, error) {
+// consumer verb: its digest is checked under the trust flags before any
+// content is read (pkg/consume).
+func (g *globals) consume(ctx context.Context, arg string, vf *verifyFlags) (*consume.Artifact, error) {
 	a, err := g.locate(arg)
 	if err != nil {
-		return nil, pull.Options{}, err
+		return nil, err
 	}
 	return g.consumeArg(ctx, a, vf)
 }
 
-// consumeArg is consume for an argument already located.
-func (g *globals) consumeArg(ctx context.Context, a locate.Arg, vf *verifyFlags) (artifact.Source, pull.Options, error) {
-	switch a.Kind {
-	case locate.Reference:
-	case locate.SourceDir:
-		return nil, pull.Options{}, fmt.Errorf("%s is an add-on source directory, not an artifact: build or push it first: %w", a.Raw, locate.ErrNotUsable)
-	default:
-		if !vf.skip {
-			return nil, pull.Options{}, usageError{fmt.Errorf("%s is an OCI layout: signatures live in registries, so verify the pushed copy, or pass --insecure-skip-verify", a.Raw)}
+// consumeArg is consume for an argument already located. A layout carries
+// no signatures: it takes --insecure-skip-verify, and no registry flags.
+func (g *globals) consumeArg(ctx context.Context, a locate.Arg, vf *verifyFlags) (*consume.Artifact, error) {
+	o := consume.Options{InsecureSkipVerify: vf.skip, Warnings: g.streams.Err}
+	if a.Kind == locate.Reference {
+		var err error
+		if o, err = g.consumeOptions(ctx, vf); err != nil {
+			return nil, err
 		}
-		src, err := artifact.OpenLayout(ctx, a.Layout)
-		if err != nil {
-			return nil, pull.Options{}, err
-		}
-		fmt.Fprintf(g.streams.Err, "Warning: --insecure-skip-verify: %s is not verified\n", a.Raw)
-		return src, pull.Options{}, nil
 	}
-	c, err := g.client()
-	if err != nil {
-		return nil, pull.Options{}, err
+	art, err := consume.Open(ctx, a, o)
+	if errors.Is(err, consume.ErrUnverifiable) {
+		return nil, usageError{err}
 	}
-	src, err := g.cached(artifact.Remote{Client: c, Ref: a.Ref})
-	if err != nil {
-		return nil, pull.Options{}, err
-	}
-	hook, err := vf.hook(ctx, g, c, a.Ref)
-	if err != nil {
-		return nil, pull.Options{}, err
-	}
-	claim, err := vf.claim(ctx, g, a.Ref)
-	if err != nil {
-		return nil, pull.Options{}, err
-	}
-	return src, pull.Options{Verify: hook, Claim: claim}, nil
+	return art, err
 }
 
 // open opens ARG as a package to configure and render: an add-on source
@@ -264,9 +260,9 @@ func (g *globals) open(ctx context.Context, arg string, vf *verifyFlags) (*deliv
 	if a.Kind == locate.SourceDir {
 		return deliver.OpenDir(a.Path, archive.DefaultLimits())
 	}
-	src, opts, err := g.consumeArg(ctx, a, vf)
+	art, err := g.consumeArg(ctx, a, vf)
 	if err != nil {
 		return nil, err
 	}
-	return deliver.Fetch(ctx, src, opts)
+	return deliver.Fetch(ctx, art.Source, art.PullOptions())
 }

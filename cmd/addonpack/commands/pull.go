@@ -56,13 +56,12 @@ DIR/order.txt: the add-ons in install order, dependencies first. DIR is written 
 				return err
 			}
 			defer lessGC()()
-			src, opts, err := g.consume(cmd.Context(), args[0], &vf)
+			art, err := g.consume(cmd.Context(), args[0], &vf)
 			if err != nil {
 				return err
 			}
-			opts.Limits, opts.Force = &limits, force
 			done := g.progress.activity("Pulling " + args[0])
-			res, err := pull.Pull(cmd.Context(), src, dir, opts)
+			res, err := art.Pull(cmd.Context(), dir, pull.Options{Limits: &limits, Force: force})
 			done(err)
 			if err != nil {
 				return err

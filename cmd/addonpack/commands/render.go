@@ -9,7 +9,6 @@ import (
 	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/config"
 	"github.com/addonpack/addonpack/pkg/deliver"
-	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/semver"
 )
@@ -149,13 +148,13 @@ func (g *globals) renderFor(cmd *cobra.Command, arg, tool, values, keyFile strin
 	if err != nil {
 		return err
 	}
-	src, opts, err := g.consume(ctx, arg, vf)
+	art, err := g.consume(ctx, arg, vf)
 	if err != nil {
 		return err
 	}
 	var loaded *artifact.Loaded
 	if values == "" && kube.IsZero() {
-		if loaded, err = pull.Load(ctx, src, opts); err != nil {
+		if loaded, err = art.Load(ctx); err != nil {
 			return err
 		}
 	}
@@ -164,7 +163,7 @@ func (g *globals) renderFor(cmd *cobra.Command, arg, tool, values, keyFile strin
 		if err != nil {
 			return err
 		}
-		p, err := deliver.Fetch(ctx, src, opts)
+		p, err := deliver.Fetch(ctx, art.Source, art.PullOptions())
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 
 	"github.com/addonpack/addonpack/pkg/artifact"
+	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/registry"
@@ -14,9 +15,9 @@ import (
 	"github.com/addonpack/addonpack/pkg/stack"
 )
 
-// stackConsumer is the stack's view of the consumer path: each reference
-// resolved once and verified under its own repository's scope with the
-// command's trust flags, then loaded, fetched or pulled.
+// stackConsumer is the stack's view of the consumer path (pkg/consume):
+// each reference resolved once and verified under its own repository's
+// scope with the command's trust flags, then loaded, fetched or pulled.
 type stackConsumer struct {
 	g  *globals
 	vf *verifyFlags
@@ -24,34 +25,34 @@ type stackConsumer struct {
 	kube semver.Version
 }
 
-// consume opens ref on the consumer path, bound to the add-on name the
-// stack expects: that is the claim, whatever the repository is called
+// open opens ref on the consumer path, bound to the add-on name the stack
+// expects: that is the claim, whatever the repository is called
 // (specs/artifact.md section 11.6).
-func (c stackConsumer) consume(ctx context.Context, ref registry.Reference, name string) (artifact.Source, pull.Options, error) {
-	src, opts, err := c.g.consume(ctx, ref.String(), c.vf)
+func (c stackConsumer) open(ctx context.Context, ref registry.Reference, name string) (*consume.Artifact, error) {
+	o, err := c.g.consumeOptions(ctx, c.vf)
 	if err != nil {
-		return nil, pull.Options{}, err
+		return nil, err
 	}
-	if name != "" && opts.Claim != nil {
-		opts.Claim.Name = name
+	if name != "" {
+		o.Name = name
 	}
-	return src, opts, nil
+	return consume.OpenReference(ref, o)
 }
 
 func (c stackConsumer) Load(ctx context.Context, ref registry.Reference, name string) (*artifact.Loaded, error) {
-	src, opts, err := c.consume(ctx, ref, name)
+	a, err := c.open(ctx, ref, name)
 	if err != nil {
 		return nil, err
 	}
-	return pull.Load(ctx, src, opts)
+	return a.Load(ctx)
 }
 
 func (c stackConsumer) Open(ctx context.Context, ref registry.Reference, name string) (*deliver.Package, error) {
-	src, opts, err := c.consume(ctx, ref, name)
+	a, err := c.open(ctx, ref, name)
 	if err != nil {
 		return nil, err
 	}
-	p, err := deliver.Fetch(ctx, src, opts)
+	p, err := deliver.Fetch(ctx, a.Source, a.PullOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -60,11 +61,11 @@ func (c stackConsumer) Open(ctx context.Context, ref registry.Reference, name st
 }
 
 func (c stackConsumer) Pull(ctx context.Context, ref registry.Reference, name, dir string) error {
-	src, opts, err := c.consume(ctx, ref, name)
+	a, err := c.open(ctx, ref, name)
 	if err != nil {
 		return err
 	}
-	_, err = pull.Pull(ctx, src, dir, opts)
+	_, err = a.Pull(ctx, dir, pull.Options{})
 	return err
 }
 

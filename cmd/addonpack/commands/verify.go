@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/verify"
 )
 
@@ -44,35 +45,25 @@ hour are answered from the verified-digest cache (--no-cache to check them all a
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			p, err := vf.policy(ctx, g)
+			o, err := g.consumeOptions(ctx, &vf)
 			if err != nil {
 				return err
 			}
 			if len(args) > 1 {
-				return g.verifyMany(ctx, args, p, &vf, f)
+				return g.verifyMany(ctx, args, o, f)
 			}
-			c, ref, err := g.resolveTarget(ctx, args[0])
+			ref, err := g.reference(args[0])
 			if err != nil {
 				return err
 			}
-			desc, err := c.Resolve(ctx, ref)
-			if err != nil {
-				return c.ExplainNotFound(ctx, ref, err)
-			}
-			res, verr := verify.Verify(ctx, verify.Target{Client: c, Ref: ref}, desc, p)
+			res, verr := consume.Verify(ctx, ref, o)
 			if res == nil {
 				return verr
-			}
-			if verr == nil {
-				// The signatures are good: is this the add-on REF names?
-				if verr = g.checkClaim(ctx, c, ref, desc, &vf); verr != nil {
-					res.Verified, res.Reasons = false, append(res.Reasons, verr.Error())
-				}
 			}
 			if f == formatJSON {
 				// Always a list, one entry per reference, as for several
 				// (specs/cli-output.md): scripts read .[0].verified.
-				o := verify.Outcome{Reference: ref.String(), Digest: desc.Digest, Verified: verr == nil && res.Verified, Result: res}
+				o := verify.Outcome{Reference: ref.String(), Digest: res.Digest, Verified: verr == nil && res.Verified, Result: res}
 				if verr != nil {
 					o.Error = verr.Error()
 				}

@@ -5,20 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"time"
 
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/spf13/cobra"
 
-	"github.com/addonpack/addonpack/pkg/cache"
-	"github.com/addonpack/addonpack/pkg/registry"
-	"github.com/addonpack/addonpack/pkg/spec"
 	"github.com/addonpack/addonpack/pkg/verify"
 )
-
-// verifiedTTL is how long a cached verification of a digest under a policy
-// stands before signatures are checked again.
-const verifiedTTL = time.Hour
 
 // verifyFlags are the trust flags of verify and of every consumer verb.
 type verifyFlags struct {
@@ -61,18 +52,6 @@ func (v *verifyFlags) policy(ctx context.Context, g *globals) (*verify.Policy, e
 	return v.pol, v.polErr
 }
 
-// claim is what ref must hold: the add-on --name or the policy's names
-// give, else the one its repository names, at the version a semver tag
-// names (specs/artifact.md section 11.6).
-func (v *verifyFlags) claim(ctx context.Context, g *globals, ref registry.Reference) (*spec.Claim, error) {
-	p, err := v.policy(ctx, g)
-	if err != nil {
-		return nil, err
-	}
-	c := verify.Claim(ref, v.name, p)
-	return &c, nil
-}
-
 func (v *verifyFlags) buildPolicy(ctx context.Context, g *globals) (*verify.Policy, error) {
 	trusted := len(v.keyRefs) > 0 || v.policyPath != ""
 	switch {
@@ -98,43 +77,6 @@ func (v *verifyFlags) buildPolicy(ctx context.Context, g *globals) (*verify.Poli
 		return nil, err
 	}
 	return p.WithProvenance(v.rules).WithLimits(v.limits), nil
-}
-
-// hook returns the check pull runs on the resolved digest before it reads
-// any content: signatures and provenance under the policy, answered from the
-// verified-digest cache when this digest passed this policy within the last
-// hour (and, offline, only from there). With --insecure-skip-verify it warns.
-func (v *verifyFlags) hook(ctx context.Context, g *globals, c *registry.Client, ref registry.Reference) (func(context.Context, ocispec.Descriptor) error, error) {
-	p, err := v.policy(ctx, g)
-	if err != nil {
-		return nil, err
-	}
-	if p == nil {
-		return func(_ context.Context, d ocispec.Descriptor) error {
-			fmt.Fprintf(g.streams.Err, "Warning: --insecure-skip-verify: %s is not verified; its digest proves integrity, not who published it\n", ref.WithDigest(d.Digest))
-			return nil
-		}, nil
-	}
-	ch, err := g.cache()
-	if err != nil {
-		return nil, err
-	}
-	return func(ctx context.Context, d ocispec.Descriptor) error {
-		key := verify.MemoKey(p, ref)
-		if age := p.CachedPassAge(ref, time.Now(), verifiedTTL); ch != nil && age > 0 && ch.Verified(d.Digest, key, age) {
-			return nil
-		}
-		if g.offline {
-			return fmt.Errorf("%s: no cached verification under this policy: %w", ref.WithDigest(d.Digest), cache.ErrOffline)
-		}
-		if _, err := verify.Verify(ctx, verify.Target{Client: c, Ref: ref}, d, p); err != nil {
-			return err
-		}
-		if ch != nil {
-			return ch.MarkVerified(d.Digest, key)
-		}
-		return nil
-	}, nil
 }
 
 // defaultPolicy makes a policy file named by a stack file (relative to its

@@ -5,18 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 
-	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-
-	"github.com/addonpack/addonpack/pkg/artifact"
-	"github.com/addonpack/addonpack/pkg/pull"
+	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/verify"
 )
 
-// verifyMany verifies several references in one process: one line each on
-// stdout (failures on stderr), or a JSON array; the first failure decides the
-// exit code.
-func (g *globals) verifyMany(ctx context.Context, args []string, p *verify.Policy, vf *verifyFlags, f format) error {
+// verifyMany verifies several references in one process (consume.VerifyAll):
+// one line each on stdout (failures on stderr), or a JSON array; the first
+// failure decides the exit code.
+func (g *globals) verifyMany(ctx context.Context, args []string, o consume.Options, f format) error {
 	refs := make([]registry.Reference, len(args))
 	for i, a := range args {
 		ref, err := g.reference(a)
@@ -25,21 +22,11 @@ func (g *globals) verifyMany(ctx context.Context, args []string, p *verify.Polic
 		}
 		refs[i] = ref
 	}
-	c, err := g.client()
+	one := g.progress.counter(fmt.Sprintf("Verifying %d references", len(refs)), len(refs))
+	outcomes, err := consume.VerifyAll(ctx, refs, o, func(verify.Outcome) { one() })
 	if err != nil {
 		return err
 	}
-	opts := verify.BatchOptions{MaxAge: verifiedTTL, Then: func(ctx context.Context, ref registry.Reference, desc ocispec.Descriptor) error {
-		return g.checkClaim(ctx, c, ref, desc, vf)
-	}}
-	if ch, err := g.cache(); err != nil {
-		return err
-	} else if ch != nil {
-		opts.Memo = ch
-	}
-	one := g.progress.counter(fmt.Sprintf("Verifying %d references", len(refs)), len(refs))
-	opts.Progress = func(verify.Outcome) { one() }
-	outcomes := verify.All(ctx, c, refs, p, opts)
 	var first error
 	for _, o := range outcomes {
 		if o.Err != nil && first == nil {
@@ -70,19 +57,4 @@ func (g *globals) verifyMany(ctx context.Context, args []string, p *verify.Polic
 		return fmt.Errorf("%d of %d references failed; the first: %w", failed, len(outcomes), first)
 	}
 	return nil
-}
-
-// checkClaim loads the config blob of desc, which verified, and checks that
-// it is the add-on ref names (specs/artifact.md section 11.6).
-func (g *globals) checkClaim(ctx context.Context, c *registry.Client, ref registry.Reference, desc ocispec.Descriptor, vf *verifyFlags) error {
-	claim, err := vf.claim(ctx, g, ref)
-	if err != nil {
-		return err
-	}
-	src, err := g.cached(artifact.Remote{Client: c, Ref: ref})
-	if err != nil {
-		return err
-	}
-	_, err = pull.LoadDigest(ctx, src, desc, pull.Options{Claim: claim})
-	return err
 }

@@ -1,0 +1,84 @@
+package consume
+
+import (
+	"context"
+	"fmt"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/addonpack/addonpack/pkg/pull"
+	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/verify"
+)
+
+// Verify resolves ref once and verifies its digest under o.Policy, always
+// afresh (the memo is neither consulted nor written: the Result lists every
+// candidate and why it failed); then, when the signatures are good, loads
+// the signed manifest and config by that digest and checks that they hold
+// the add-on ref names (verify.Claim). A claim that fails turns the Result
+// to not verified with the claim's error as a reason. The Result is nil
+// when ref could not be resolved or verification could not run.
+func Verify(ctx context.Context, ref registry.Reference, o Options) (*verify.Result, error) {
+	if err := o.needPolicy(ref); err != nil {
+		return nil, err
+	}
+	desc, err := o.Client.Resolve(ctx, ref)
+	if err != nil {
+		return nil, o.Client.ExplainNotFound(ctx, ref, err)
+	}
+	res, err := verify.Verify(ctx, verify.Target{Client: o.Client, Ref: ref}, desc, o.Policy)
+	if res == nil || err != nil {
+		return res, err
+	}
+	if err := o.bound(ctx, ref, desc); err != nil {
+		res.Verified, res.Reasons = false, append(res.Reasons, err.Error())
+		return res, err
+	}
+	return res, nil
+}
+
+// VerifyAll resolves and verifies many references under o.Policy, sharing
+// the client and the policy, with bounded concurrency (verify.All): a
+// digest that passed the same policy in the same repository within
+// VerifiedTTL is answered from o.Cache, and every digest that passed must
+// hold the add-on its reference names. The outcomes are in the order of
+// refs; an error is returned only for options that cannot work. progress,
+// when not nil, is called with each outcome as soon as it is known
+// (verify.BatchOptions.Progress).
+func VerifyAll(ctx context.Context, refs []registry.Reference, o Options, progress func(verify.Outcome)) ([]verify.Outcome, error) {
+	if len(refs) == 0 {
+		return nil, nil
+	}
+	if err := o.needPolicy(refs[0]); err != nil {
+		return nil, err
+	}
+	bo := verify.BatchOptions{Memo: o.memo(), MaxAge: o.ttl(), Then: o.bound, Progress: progress}
+	return verify.All(ctx, o.Client, refs, o.Policy, bo), nil
+}
+
+// needPolicy refuses options that cannot verify a registry reference.
+func (o Options) needPolicy(ref registry.Reference) error {
+	if err := o.check(); err != nil {
+		return err
+	}
+	switch {
+	case o.Policy == nil:
+		return fmt.Errorf("%w: %s: verification needs a policy", ErrOptions, ref)
+	case o.Client == nil:
+		return fmt.Errorf("%w: %s: no registry client", ErrOptions, ref)
+	}
+	return nil
+}
+
+// bound loads the config blob of desc, a digest of ref that passed
+// verification, through o's source and checks that it is the add-on ref
+// names (specs/artifact.md section 11.6). desc is not verified again.
+func (o Options) bound(ctx context.Context, ref registry.Reference, desc ocispec.Descriptor) error {
+	src, err := o.remote(ref)
+	if err != nil {
+		return err
+	}
+	claim := verify.Claim(ref, o.Name, o.Policy)
+	_, err = pull.LoadDigest(ctx, src, desc, pull.Options{Claim: &claim})
+	return err
+}
