@@ -13,7 +13,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
-	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
 // fakeSource serves one blob and counts fetches.
@@ -84,7 +84,7 @@ func TestBlobRewrittenBetweenCheckAndUse(t *testing.T) {
 			c.checked = func(p string) { rewrite.do(t, p) }
 			var got bytes.Buffer
 			err = s.FetchBlob(t.Context(), d, &got)
-			if !errors.Is(err, ErrChanged) || !errors.Is(err, registry.ErrDigestMismatch) || !strings.Contains(err.Error(), d.Digest.String()) {
+			if !errors.Is(err, ErrChanged) || !errors.Is(err, errdef.ErrDigestMismatch) || !strings.Contains(err.Error(), d.Digest.String()) {
 				t.Fatalf("err = %v, want ErrChanged (an integrity failure) naming the digest", err)
 			}
 			// BlobBytes hashes what it returns: a rewritten file is a miss

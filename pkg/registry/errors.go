@@ -36,15 +36,6 @@ var (
 	// ErrUnreachable reports a registry that could not be reached: dial,
 	// DNS, TLS and timeout failures.
 	ErrUnreachable = errdef.New(errdef.ErrUnreachable, "registry unreachable")
-	// ErrDigestMismatch is errdef.ErrDigestMismatch.
-	//
-	// Deprecated: use errdef.ErrDigestMismatch; the layout, tarball and cache
-	// readers report it too.
-	ErrDigestMismatch = errdef.ErrDigestMismatch
-	// ErrSizeMismatch is errdef.ErrSizeMismatch.
-	//
-	// Deprecated: use errdef.ErrSizeMismatch.
-	ErrSizeMismatch = errdef.ErrSizeMismatch
 	// ErrTooLarge reports content larger than the configured limit.
 	ErrTooLarge = errdef.New(errdef.ErrInvalid, "content too large")
 )

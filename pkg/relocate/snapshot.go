@@ -9,6 +9,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
 
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/verify"
 )
@@ -97,7 +98,7 @@ func (s snapshot) read(ctx context.Context, d ocispec.Descriptor, max int64) ([]
 		return nil, fmt.Errorf("%s: %w", d.Digest, err)
 	}
 	if err := vr.Verify(); err != nil {
-		return nil, fmt.Errorf("%s: %w: %w", d.Digest, registry.ErrDigestMismatch, err)
+		return nil, fmt.Errorf("%s: %w: %w", d.Digest, errdef.ErrDigestMismatch, err)
 	}
 	return b, nil
 }
