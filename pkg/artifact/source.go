@@ -41,6 +41,24 @@ type ManifestResolver interface {
 	ResolveManifest(ctx context.Context) (ocispec.Descriptor, []byte, error)
 }
 
+// BlobOpener is a Source that holds blobs on disk, checked, and can hand
+// one out to be read in place (the cache) instead of copied: OpenBlob
+// returns errors.ErrUnsupported for a blob it cannot, and the caller uses
+// FetchBlob.
+type BlobOpener interface {
+	Source
+	OpenBlob(ctx context.Context, desc ocispec.Descriptor) (BlobReader, error)
+}
+
+// BlobReader reads a blob in place, hashing what it reads. The bytes may
+// be parsed as they are read; once the blob was read to its end, Verified
+// says whether they were the blob (size and digest): if not, whatever was
+// made of them must be discarded.
+type BlobReader interface {
+	io.ReadCloser
+	Verified() error
+}
+
 // Remote is a Source backed by a registry.
 type Remote struct {
 	Client *registry.Client

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/addonpack/addonpack/pkg/errdef"
@@ -42,28 +43,68 @@ func (c *Cache) openBlob(desc ocispec.Descriptor) (*os.File, string, error) {
 // copy (an ordinary corruption) is removed and reported as ErrMiss, with w
 // untouched.
 func (c *Cache) ReadBlob(desc ocispec.Descriptor, w io.Writer) error {
-	f, p, err := c.openBlob(desc)
+	r, err := c.OpenBlob(desc)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer r.Close()
+	if _, err := io.Copy(w, r); err != nil {
+		return err
+	}
+	return r.Verified()
+}
+
+// OpenBlob opens the cached blob of desc to be read in place: the file is
+// checked first (a corrupt one is removed and reported as ErrMiss), and the
+// bytes are hashed again as they are read, so that once the blob was read
+// to its end BlobReader.Verified says whether they were the blob — a file
+// rewritten in place between the check and the read fails with ErrChanged.
+func (c *Cache) OpenBlob(desc ocispec.Descriptor) (*BlobReader, error) {
+	f, p, err := c.openBlob(desc)
+	if err != nil {
+		return nil, err
+	}
 	if err := check(f, desc); err != nil {
+		f.Close()
 		os.Remove(p)
-		return ErrMiss
+		return nil, ErrMiss
 	}
 	if c.checked != nil {
 		c.checked(p)
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return err
+		f.Close()
+		return nil, err
 	}
-	v := desc.Digest.Verifier()
-	n, err := io.Copy(io.MultiWriter(w, v), io.LimitReader(f, desc.Size+1))
-	if err != nil {
-		return err
-	}
-	if n != desc.Size || !v.Verified() {
-		return fmt.Errorf("cache %s: blob %s: %w: %w", c.dir, desc.Digest, ErrChanged, errdef.ErrDigestMismatch)
+	return &BlobReader{f: f, r: io.LimitReader(f, desc.Size+1), v: desc.Digest.Verifier(), desc: desc, dir: c.dir}, nil
+}
+
+// BlobReader reads a cached blob in place, hashing what it reads.
+type BlobReader struct {
+	f    *os.File
+	r    io.Reader
+	v    digest.Verifier
+	n    int64
+	desc ocispec.Descriptor
+	dir  string
+}
+
+func (b *BlobReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	b.n += int64(n)
+	b.v.Write(p[:n])
+	return n, err
+}
+
+// Close closes the file.
+func (b *BlobReader) Close() error { return b.f.Close() }
+
+// Verified reports whether the bytes read so far are exactly the blob:
+// its size and digest (ErrChanged, an integrity failure, otherwise). Call
+// it once the blob was read to its end.
+func (b *BlobReader) Verified() error {
+	if b.n != b.desc.Size || !b.v.Verified() {
+		return fmt.Errorf("cache %s: blob %s: %w: %w", b.dir, b.desc.Digest, ErrChanged, errdef.ErrDigestMismatch)
 	}
 	return nil
 }

@@ -87,6 +87,22 @@ func TestBlobRewrittenBetweenCheckAndUse(t *testing.T) {
 			if !errors.Is(err, ErrChanged) || !errors.Is(err, errdef.ErrDigestMismatch) || !strings.Contains(err.Error(), d.Digest.String()) {
 				t.Fatalf("err = %v, want ErrChanged (an integrity failure) naming the digest", err)
 			}
+			// Read in place (a pull extracting the cached layer): the same
+			// rewrite fails Verified once the blob was read to its end.
+			c.checked = nil
+			if err := c.PutBlob(d, func(w io.Writer) error { _, err := w.Write(good); return err }); err != nil {
+				t.Fatal(err)
+			}
+			c.checked = func(p string) { rewrite.do(t, p) }
+			r, err := s.OpenBlob(t.Context(), d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, r)
+			r.Close()
+			if err := r.Verified(); !errors.Is(err, ErrChanged) || !errors.Is(err, errdef.ErrDigestMismatch) {
+				t.Fatalf("read in place: Verified = %v, want ErrChanged (an integrity failure)", err)
+			}
 			// BlobBytes hashes what it returns: a rewritten file is a miss
 			// and the blob comes from the source again.
 			c.checked = nil
@@ -137,6 +153,9 @@ func TestSharedCacheNotUsedForBlobs(t *testing.T) {
 			}
 			if b, err := s.FetchManifest(t.Context(), d); err != nil || !bytes.Equal(b, good) {
 				t.Fatalf("FetchManifest: %v", err)
+			}
+			if _, err := s.OpenBlob(t.Context(), d); !errors.Is(err, errors.ErrUnsupported) {
+				t.Errorf("OpenBlob from a shared cache: %v, want errors.ErrUnsupported (read it with FetchBlob)", err)
 			}
 			if src.fetches != 2 {
 				t.Errorf("%d fetches, want 2: the shared cache was read", src.fetches)

@@ -88,6 +88,30 @@ func (s Source) FetchBlob(ctx context.Context, d ocispec.Descriptor, w io.Writer
 	return s.Cache.ReadBlob(d, w)
 }
 
+// OpenBlob opens the blob in the cache to be read in place, hashed as it is
+// read (Cache.OpenBlob), fetching and storing it first when missing: a
+// consumer extracts the cached, checked copy instead of copying it once
+// more. A cache that is not private (Cache.Private) holds nothing to read
+// in place: errors.ErrUnsupported (use FetchBlob).
+func (s Source) OpenBlob(ctx context.Context, d ocispec.Descriptor) (artifact.BlobReader, error) {
+	var r *BlobReader
+	open := func() (err error) { r, err = s.Cache.OpenBlob(d); return err }
+	err := s.cached(d, open)
+	if errors.Is(err, ErrMiss) {
+		err = s.store(d, func(w io.Writer) error { return s.Inner.FetchBlob(ctx, d, w) })
+		if errors.Is(err, errNotStored) {
+			return nil, errors.ErrUnsupported
+		}
+		if err == nil {
+			err = open()
+		}
+	}
+	if err != nil {
+		return nil, err // not a typed nil in the interface
+	}
+	return r, nil
+}
+
 // bytes returns the blob from the cache, read once and checked in memory
 // (Cache.BlobBytes), fetching and storing it first when missing.
 func (s Source) bytes(ctx context.Context, d ocispec.Descriptor, fetch func(io.Writer) error) ([]byte, error) {

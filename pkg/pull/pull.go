@@ -6,6 +6,7 @@ package pull
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -199,9 +200,22 @@ func unpack(ctx context.Context, src artifact.Source, m *artifact.LoadedManifest
 }
 
 // fetchExtract spools the content layer into the staging directory, checks
-// its size and digest, and only then extracts it into the staging tree.
+// its size and digest, and only then extracts it into the staging tree. A
+// source that holds the layer on disk, checked (the cache), is extracted
+// from in place instead, hashed again as it is read: the tree is used only
+// if the bytes extracted were the layer.
 func fetchExtract(ctx context.Context, src artifact.Source, m *artifact.LoadedManifest, stage *staging, limits archive.Limits) (archive.Stats, error) {
 	layer := m.Content
+	if o, ok := src.(artifact.BlobOpener); ok {
+		r, err := o.OpenBlob(ctx, layer)
+		if err == nil {
+			defer r.Close()
+			return extract(ctx, r, m, stage, limits)
+		}
+		if !errors.Is(err, errors.ErrUnsupported) {
+			return archive.Stats{}, fmt.Errorf("%s: content layer: %w", m.Ref, err)
+		}
+	}
 	spool, err := stage.spool()
 	if err != nil {
 		return archive.Stats{}, err
@@ -213,7 +227,24 @@ func fetchExtract(ctx context.Context, src artifact.Source, m *artifact.LoadedMa
 	if _, err := spool.Seek(0, io.SeekStart); err != nil {
 		return archive.Stats{}, fmt.Errorf("%s: content layer %s: %w", m.Ref, layer.Digest, err)
 	}
-	stats, err := archive.Extract(ctx, spool, layer.Size, stage.tree(), limits)
+	return extract(ctx, spool, m, stage, limits)
+}
+
+// extract unpacks the content layer from r into the staging tree. From a
+// blob read in place, the rest of it is read (bounded by its size) and its
+// hash checked whether or not the extraction succeeded: bytes changed in
+// place fail as an integrity error, not as whatever they parsed to.
+func extract(ctx context.Context, r io.Reader, m *artifact.LoadedManifest, stage *staging, limits archive.Limits) (archive.Stats, error) {
+	layer := m.Content
+	stats, err := archive.Extract(ctx, r, layer.Size, stage.tree(), limits)
+	if br, ok := r.(artifact.BlobReader); ok && ctx.Err() == nil {
+		if _, cerr := io.Copy(io.Discard, br); cerr != nil && err == nil {
+			err = cerr
+		}
+		if verr := br.Verified(); verr != nil {
+			return stats, fmt.Errorf("%s: content layer: %w", m.Ref, verr)
+		}
+	}
 	if err != nil {
 		return stats, fmt.Errorf("%s: content layer %s: %w", m.Ref, layer.Digest, err)
 	}

@@ -91,3 +91,61 @@ func BenchmarkPull(b *testing.B) {
 		}
 	}
 }
+
+// spoolOnly hides cache.Source's OpenBlob (and nothing else): pull then
+// copies the cached content layer into the staging directory and extracts
+// the copy, as it did before extracting from the cache in place.
+type spoolOnly struct{ artifact.ManifestResolver }
+
+// BenchmarkPullCache compares, in one run, the two ways a pull through the
+// cache gets the content layer into the tree: "spool" copies the cached,
+// checked blob into the staging directory and extracts the copy;
+// "in-place" extracts the cached blob directly, hashing it as it is read.
+// cold starts each pull with an empty cache (fetch, store, extract); warm
+// has the blobs cached.
+func BenchmarkPullCache(b *testing.B) {
+	large := gen.Large()
+	large.Unlisted = true
+	for _, s := range []gen.Shape{gen.Small("small", 1), large} {
+		remote, size := benchPublish(b, s)
+		for _, warm := range []bool{false, true} {
+			for _, inPlace := range []bool{false, true} {
+				name := s.Name + map[bool]string{false: "/cold", true: "/warm"}[warm] + map[bool]string{false: "/spool", true: "/in-place"}[inPlace]
+				b.Run(name, func(b *testing.B) {
+					ctx := context.Background()
+					source := func() artifact.Source {
+						ch, err := cache.Open(b.TempDir())
+						if err != nil {
+							b.Fatal(err)
+						}
+						src := cache.Source{Inner: remote, Cache: ch}
+						if inPlace {
+							return src
+						}
+						return spoolOnly{src}
+					}
+					src := source()
+					if warm {
+						if _, err := pull.Pull(ctx, src, filepath.Join(b.TempDir(), "warm"), pull.Options{}); err != nil {
+							b.Fatal(err)
+						}
+					}
+					parent := b.TempDir()
+					b.SetBytes(size)
+					b.ReportAllocs()
+					b.ResetTimer()
+					for i := 0; i < b.N; i++ {
+						if !warm {
+							b.StopTimer()
+							src = source()
+							b.StartTimer()
+						}
+						if _, err := pull.Pull(ctx, src, filepath.Join(parent, fmt.Sprint(i)), pull.Options{}); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+		}
+	}
+}

@@ -12,7 +12,7 @@ import (
 // staging is a private directory beside the target:
 //
 //	.<target>.addonpack-XXXX/
-//	    layer      the spooled content layer
+//	    layer      the spooled content layer (a source that holds it on disk, the cache, is read in place)
 //	    tree/      the unpacked tree, renamed to the target on success
 //	    previous/  the replaced target, with Force, removed at the end
 type staging struct {
