@@ -1,9 +1,7 @@
 package spec
 
 import (
-	"bytes"
 	"fmt"
-	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +12,7 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
+	"github.com/addonpack/addonpack/pkg/schema"
 	"github.com/addonpack/addonpack/specs"
 )
 
@@ -23,33 +22,14 @@ import (
 var addonSchemas = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
 	out := map[string]*jsonschema.Schema{}
 	for version, file := range map[string]string{APIVersion: specs.AddonSchemaPath, APIVersionV1Alpha2: specs.AddonV1Alpha2SchemaPath} {
-		raw, err := specs.Schemas.ReadFile(file)
+		sch, err := schema.CompileEmbedded(specs.Schemas, file)
 		if err != nil {
 			return nil, err
 		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-		if err != nil {
-			return nil, err
-		}
-		c := jsonschema.NewCompiler()
-		c.UseLoader(refuseLoader{})
-		url := path.Base(file)
-		if err := c.AddResource(url, doc); err != nil {
-			return nil, err
-		}
-		if out[version], err = c.Compile(url); err != nil {
-			return nil, err
-		}
+		out[version] = sch
 	}
 	return out, nil
 })
-
-// refuseLoader refuses every external document: the schema is self-contained.
-type refuseLoader struct{}
-
-func (refuseLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("external $ref %q is not allowed", url)
-}
 
 // defMessages replaces pattern errors on the schema's named definitions by
 // sentences a person can act on.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/addonpack/addonpack/pkg/keys"
 	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/schema"
 	"github.com/addonpack/addonpack/specs"
 )
 
@@ -179,20 +180,7 @@ func ParsePolicy(ctx context.Context, raw []byte, name string, getenv func(strin
 }
 
 func validateSchema(js []byte) error {
-	raw, err := specs.Schemas.ReadFile(policySchemaPath)
-	if err != nil {
-		return err
-	}
-	schemaDoc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return err
-	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(refuseLoader{})
-	if err := c.AddResource("policy.schema.json", schemaDoc); err != nil {
-		return err
-	}
-	sch, err := c.Compile("policy.schema.json")
+	sch, err := schema.CompileEmbedded(specs.Schemas, policySchemaPath)
 	if err != nil {
 		return err
 	}
@@ -201,12 +189,6 @@ func validateSchema(js []byte) error {
 		return err
 	}
 	return sch.Validate(doc)
-}
-
-type refuseLoader struct{}
-
-func (refuseLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("external $ref %q is not allowed", url)
 }
 
 // canonicalPrefix writes a scope prefix ("registry[/repository…]") with its
