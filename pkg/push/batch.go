@@ -23,12 +23,21 @@ type Outcome struct {
 	Error  string  `json:"error,omitempty"`
 }
 
-// All pushes (and, with opts.Sign, signs and attests) many add-ons in one
-// process: the key is unlocked once (while the first add-ons build), the registry client (connections,
-// tokens) is shared, and at most concurrency items are in flight (4 by
-// default). Outcomes are in the order of items; one failure does not stop
-// the others.
-func All(ctx context.Context, dst *registry.Client, items []Item, opts Options, concurrency int) ([]Outcome, error) {
+// BatchOptions tune All.
+type BatchOptions struct {
+	// Options apply to every item.
+	Options
+	// Concurrency bounds the items in flight; 4 by default.
+	Concurrency int
+}
+
+// All pushes (and, with o.Sign, signs and attests) many add-ons in one
+// process: the key is unlocked once (while the first add-ons build), the
+// registry client (connections, tokens) is shared, and at most
+// o.Concurrency items are in flight. Outcomes are in the order of items;
+// one failure does not stop the others.
+func All(ctx context.Context, dst *registry.Client, items []Item, o BatchOptions) ([]Outcome, error) {
+	opts, concurrency := o.Options, o.Concurrency
 	if concurrency <= 0 {
 		concurrency = 4
 	}

@@ -21,17 +21,11 @@ import (
 	"github.com/addonpack/addonpack/pkg/spec"
 )
 
-// Pusher is the registry side of a push.
-type Pusher interface {
-	Push(ctx context.Context, src content.ReadOnlyStorage, root ocispec.Descriptor, ref registry.Reference) (registry.Reference, error)
-}
-
 // Options tune a push.
 type Options struct {
 	// Build tunes the build when the source is a directory.
 	Build build.Options
-	// Sign, when set, signs and attests the pushed artifact. The Pusher
-	// must then be a *registry.Client.
+	// Sign, when set, signs and attests the pushed artifact.
 	Sign *SignOptions
 	// Name is the add-on the destination repository holds when its last
 	// path element is not the add-on's name (a mirror that renames). The
@@ -75,11 +69,11 @@ func (o *opened) release() {
 // Push builds src (an add-on source directory, or an OCI layout directory or
 // tarball as "PATH[:TAG]") and pushes it to ref; with opts.Sign it signs the
 // digest and attaches provenance.
-func Push(ctx context.Context, dst Pusher, src string, ref registry.Reference, opts Options) (*Result, error) {
+func Push(ctx context.Context, dst *registry.Client, src string, ref registry.Reference, opts Options) (*Result, error) {
 	started := time.Now()
 	var unlocked chan error
 	if opts.Sign != nil {
-		if err := opts.Sign.check(dst); err != nil {
+		if err := opts.Sign.check(); err != nil {
 			return nil, err
 		}
 		if opts.Sign.Signer == nil {
@@ -128,11 +122,11 @@ func Push(ctx context.Context, dst Pusher, src string, ref registry.Reference, o
 	default:
 	}
 	var pushed registry.Reference
-	if c, ok := dst.(*registry.Client); ok && unlocked != nil {
+	if unlocked != nil {
 		// Upload while the key unlocks; the root manifest and the tag are
 		// written only once it is unlocked, so a wrong passphrase leaves
 		// no unsigned artifact behind.
-		pushed, err = c.PushAfter(ctx, o.store, o.root, ref, func(context.Context) error { return join(nil) })
+		pushed, err = dst.PushAfter(ctx, o.store, o.root, ref, func(context.Context) error { return join(nil) })
 	} else {
 		pushed, err = dst.Push(ctx, o.store, o.root, ref)
 	}
@@ -141,7 +135,7 @@ func Push(ctx context.Context, dst Pusher, src string, ref registry.Reference, o
 	}
 	res := &Result{Ref: pushed, Tag: ref.Tag, Manifest: o.root}
 	if opts.Sign != nil {
-		sigs, err := signAndAttest(ctx, dst.(*registry.Client), src, ref, o, opts, started)
+		sigs, err := signAndAttest(ctx, dst, src, ref, o, opts, started)
 		res.Signatures = sigs
 		if err != nil {
 			return res, fmt.Errorf("pushed %s, but: %w", pushed, err)

@@ -133,13 +133,13 @@ func TestAllUnlockFailure(t *testing.T) {
 	}
 	wrong := errors.New("wrong password")
 	calls := 0
-	_, err := push.All(context.Background(), c, items, push.Options{Sign: &push.SignOptions{
+	_, err := push.All(context.Background(), c, items, push.BatchOptions{Concurrency: 2, Options: push.Options{Sign: &push.SignOptions{
 		Unlock: func(context.Context) (*keys.Signer, error) {
 			calls++
 			time.Sleep(50 * time.Millisecond)
 			return nil, wrong
 		},
-	}}, 2)
+	}}})
 	if !errors.Is(err, wrong) || calls != 1 {
 		t.Fatalf("got %v after %d unlocks, want the unlock error after one", err, calls)
 	}

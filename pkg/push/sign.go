@@ -48,7 +48,7 @@ type SignOptions struct {
 	SBOM *SBOMOptions
 }
 
-func (s *SignOptions) check(dst Pusher) error {
+func (s *SignOptions) check() error {
 	switch {
 	case s.Keyless != nil && (s.Signer != nil || s.Unlock != nil):
 		return fmt.Errorf("%w: push: a key and keyless signing at once", sign.ErrSign)
@@ -56,9 +56,6 @@ func (s *SignOptions) check(dst Pusher) error {
 		return fmt.Errorf("%w: push: keyless signatures are stored as bundles, not in the %q format", sign.ErrSign, s.Format)
 	case s.Signer == nil && s.Unlock == nil && s.Keyless == nil:
 		return fmt.Errorf("%w: push: no signing key", sign.ErrSign)
-	}
-	if _, ok := dst.(*registry.Client); !ok {
-		return fmt.Errorf("%w: push: signing needs a *registry.Client, not %T", sign.ErrSign, dst)
 	}
 	_, err := sign.ParseFormat(string(s.Format))
 	return err

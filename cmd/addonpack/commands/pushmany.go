@@ -51,7 +51,7 @@ func (g *globals) pushMany(ctx context.Context, prefix string, dirs []string, sf
 		}
 	}
 	done := g.progress.activity(fmt.Sprintf("Pushing %d add-ons", len(items)))
-	outcomes, err := push.All(ctx, c, items, opts, 0)
+	outcomes, err := push.All(ctx, c, items, push.BatchOptions{Options: opts})
 	done(err)
 	if err != nil {
 		return err
