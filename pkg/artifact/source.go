@@ -59,11 +59,9 @@ type BlobReader interface {
 	Verified() error
 }
 
-// Remote is a Source backed by a registry.
-type Remote struct {
-	Client *registry.Client
-	Ref    registry.Reference
-}
+// Remote is a Source backed by a registry: the artifact Ref names, read
+// through Client.
+type Remote registry.Target
 
 func (r Remote) Resolve(ctx context.Context) (ocispec.Descriptor, error) {
 	d, err := r.Client.Resolve(ctx, r.Ref)

@@ -9,6 +9,15 @@ import (
 	orasregistry "oras.land/oras-go/v2/registry"
 )
 
+// Target is a repository and the client that reaches it: where an
+// artifact is read from, signed or verified (artifact.Remote, sign.Target).
+// Ref's tag or digest name the artifact where one is resolved; signing and
+// verification take the subject by digest and use only the repository.
+type Target struct {
+	Client *Client
+	Ref    Reference
+}
+
 // Reference names a repository in a registry and optionally a tag, a digest,
 // or both ("registry/repository:tag@sha256:..."). When both are set, the
 // digest pins what the tag must resolve to.

@@ -43,10 +43,7 @@ var ErrSign = errdef.New(errdef.ErrInvalid, "signing failed")
 // Target is the repository an artifact lives in and the client that reaches
 // it. Ref's tag and digest are not used: the subject is always passed by
 // digest.
-type Target struct {
-	Client *registry.Client
-	Ref    registry.Reference
-}
+type Target = registry.Target
 
 // Options tune Sign and Attest.
 type Options struct {
