@@ -3,9 +3,10 @@ package pull_test
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"testing"
+	"strings"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content/memory"
@@ -21,13 +22,13 @@ import (
 // before anything else is fetched, then fetches by digest, checks every blob
 // and unpacks atomically.
 func ExamplePull() {
-	t := &testing.T{}
-	reg := testregistry.New(t)
+	srv := httptest.NewServer(testregistry.NewHandler(testregistry.NewMemoryStorage()))
+	defer srv.Close()
 	ctx := context.Background()
 	store := memory.New()
 	res, _ := build.Build(ctx, "../../examples/hello", store, build.Options{})
 	c, _ := registry.New(registry.Options{})
-	ref, _ := registry.ParseReference(reg.Host() + "/addons/hello:0.1.0")
+	ref, _ := registry.ParseReference(strings.TrimPrefix(srv.URL, "http://") + "/addons/hello:0.1.0")
 	c.Push(ctx, store, res.Manifest, ref)
 
 	dir, _ := os.MkdirTemp("", "pull-example-*")
