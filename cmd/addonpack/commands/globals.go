@@ -22,7 +22,8 @@ import (
 	"github.com/addonpack/addonpack/pkg/registry"
 )
 
-// globals are the flags every command shares: how to reach registries.
+// globals are the flags every command shares: how to reach registries, and
+// the cache.
 type globals struct {
 	streams Streams
 	getenv  Getenv

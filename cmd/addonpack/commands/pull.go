@@ -89,7 +89,7 @@ DIR/order.txt: the add-ons in install order, dependencies first. DIR is written 
 // is small and bounded (manifest and config are capped, the layer goes
 // through fixed buffers), and at the default GOGC a collection or two lands
 // in a command that otherwise takes tens of milliseconds. The soft limit
-// keeps the heap of any pull well under the 128 MiB that the issue allows.
+// keeps the heap of any pull well under 128 MiB.
 func lessGC() (restore func()) {
 	gc := debug.SetGCPercent(400)
 	limit := debug.SetMemoryLimit(96 << 20)

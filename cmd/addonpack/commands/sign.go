@@ -59,7 +59,8 @@ func (s *signFlags) options() (sign.Options, error) {
 	return o, nil
 }
 
-// signer unlocks --key once.
+// signer unlocks the private key ref names (--key): a file, env://VAR or a
+// KMS URI.
 func (g *globals) signer(ctx context.Context, ref string) (*keys.Signer, error) {
 	if ref == "" {
 		return nil, usageError{fmt.Errorf("--key is required")}
@@ -67,7 +68,8 @@ func (g *globals) signer(ctx context.Context, ref string) (*keys.Signer, error) 
 	return keys.LoadSigner(ctx, ref, g.passFunc(), g.getenv)
 }
 
-// resolveTarget resolves REF once and returns the target and descriptor.
+// resolveTarget parses REF and builds the registry client; nothing is
+// requested yet.
 func (g *globals) resolveTarget(ctx context.Context, arg string) (*registry.Client, registry.Reference, error) {
 	ref, err := g.reference(arg)
 	if err != nil {
