@@ -10,8 +10,9 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/addonpack/addonpack/internal/testartifact"
 	"github.com/addonpack/addonpack/internal/testkey"
-	"github.com/addonpack/addonpack/internal/testpush"
+	"github.com/addonpack/addonpack/pkg/build"
 	"github.com/addonpack/addonpack/pkg/keys"
 	"github.com/addonpack/addonpack/pkg/prune"
 	"github.com/addonpack/addonpack/pkg/registry"
@@ -46,7 +47,7 @@ func publish(t *testing.T, host string, versions ...string) *fixture {
 	for _, v := range versions {
 		ref := f.repo
 		ref.Tag = v
-		f.digests[v] = testpush.Signed(t, c, testpush.Version(t, hello(), v), ref, s)
+		f.digests[v] = testartifact.Signed(t, c, testartifact.Version(t, hello(), v), ref, s).Desc
 	}
 	return f
 }
@@ -67,7 +68,7 @@ func (f *fixture) tag(t *testing.T, tag, v string) {
 	t.Helper()
 	ref := f.repo
 	ref.Tag = tag
-	if d := testpush.Push(t, f.c, testpush.Version(t, hello(), v), ref); d.Digest != f.digests[v].Digest {
+	if d := testartifact.PushDir(t, f.c, testartifact.Version(t, hello(), v), ref, build.Options{}).Desc; d.Digest != f.digests[v].Digest {
 		t.Fatalf("%s: pushed %s again as %s, want %s", v, tag, d.Digest, f.digests[v].Digest)
 	}
 }

@@ -2,22 +2,15 @@ package relocate_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
-	"runtime"
 	"testing"
-	"time"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-	"oras.land/oras-go/v2/content/memory"
 
 	"github.com/addonpack/addonpack/internal/realregistry"
+	"github.com/addonpack/addonpack/internal/testartifact"
 	"github.com/addonpack/addonpack/internal/testkey"
-	"github.com/addonpack/addonpack/pkg/build"
 	"github.com/addonpack/addonpack/pkg/keys"
-	"github.com/addonpack/addonpack/pkg/provenance"
 	"github.com/addonpack/addonpack/pkg/registry"
-	"github.com/addonpack/addonpack/pkg/sign"
 	"github.com/addonpack/addonpack/pkg/verify"
 )
 
@@ -35,50 +28,12 @@ func newClient(t *testing.T) *registry.Client {
 	return c
 }
 
-func examplesDir(name string) string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "examples", name)
-}
-
 // pushSigned builds examples/hello, pushes it to host/repo:tag, and signs
 // and attests SLSA provenance in both formats with s.
 func pushSigned(t *testing.T, c *registry.Client, host, repo, tag string, s *keys.Signer) (registry.Reference, ocispec.Descriptor) {
 	t.Helper()
-	ctx := context.Background()
-	store := memory.New()
-	res, err := build.Build(ctx, examplesDir("hello"), store, build.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref := registry.Reference{Registry: host, Repository: repo, Tag: tag}
-	if _, err := c.Push(ctx, store, res.Manifest, ref); err != nil {
-		t.Fatal(err)
-	}
-	desc, err := c.Resolve(ctx, ref)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := provenance.New(provenance.Facts{
-		SubjectName: ref.Repo(), SubjectDigest: desc.Digest, AddonName: "hello", AddonVersion: "0.1.0",
-		BuilderID: "https://ci.example/builder", StartedOn: time.Now(), FinishedOn: time.Now(),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	stmt, err := provenance.Marshal(st)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tgt := sign.Target{Client: c, Ref: ref}
-	for _, f := range []sign.Format{sign.FormatClassic, sign.FormatBundle} {
-		if _, err := sign.Sign(ctx, tgt, desc, s, sign.Options{Format: f}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := sign.Attest(ctx, tgt, desc, s, stmt, sign.Options{Format: f}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return ref, desc
+	p := testartifact.Signed(t, c, testartifact.ExampleDir("hello"), registry.Reference{Registry: host, Repository: repo, Tag: tag}, s)
+	return p.Ref, p.Desc
 }
 
 func newKey(t *testing.T) *keys.Signer {
@@ -90,16 +45,7 @@ func newKey(t *testing.T) *keys.Signer {
 // policyFor trusts s and requires provenance.
 func policyFor(t *testing.T, s *keys.Signer) *verify.Policy {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "k.pub")
-	if err := os.WriteFile(p, s.PublicPEM(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	pol, err := verify.PolicyFromKeys(context.Background(), []string{p}, verify.KeyOptions{
-		Provenance: verify.ProvenanceRules{Required: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pol
+	return testartifact.Policy(t, verify.KeyOptions{Provenance: verify.ProvenanceRules{Required: true}}, s)
 }
 
 // checkVerified verifies ref's digest d with pol and wants both schemes'

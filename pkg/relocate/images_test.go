@@ -14,6 +14,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content/memory"
 
+	"github.com/addonpack/addonpack/internal/testartifact"
 	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/build"
 	"github.com/addonpack/addonpack/pkg/deliver"
@@ -64,7 +65,7 @@ func pushImage(t *testing.T, c *registry.Client, ref registry.Reference) ocispec
 func copyHello(t *testing.T, image string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "hello")
-	src := examplesDir("hello")
+	src := testartifact.ExampleDir("hello")
 	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 
 	"oras.land/oras-go/v2/content/memory"
 
+	"github.com/addonpack/addonpack/internal/testartifact"
 	"github.com/addonpack/addonpack/internal/testkey"
 	"github.com/addonpack/addonpack/pkg/build"
 	"github.com/addonpack/addonpack/pkg/provenance"
@@ -32,7 +33,7 @@ func BenchmarkVerify(b *testing.B) {
 				b.Fatal(err)
 			}
 			store := memory.New()
-			res, err := build.Build(ctx, examplesDir("hello"), store, build.Options{})
+			res, err := build.Build(ctx, testartifact.ExampleDir("hello"), store, build.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
