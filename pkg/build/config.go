@@ -2,6 +2,7 @@ package build
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -47,6 +48,11 @@ func (s *source) checkConfig(tree fs.FS, limits schema.Limits) (*configCheck, er
 	r, err := t.ResolveWith(nil, "", opts)
 	if err != nil {
 		return nil, err
+	}
+	if t.Chain != nil {
+		if err := s.checkConversion(tree, t); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.displayPath(spec.FileName), err)
+		}
 	}
 	cc := &configCheck{schemaJSON: t.Schema.JSON(), object: r.Object, profiles: profiles}
 	if len(t.Older) > 0 {

@@ -14,6 +14,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/addonpack/addonpack/pkg/convert"
 	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/schema"
 	"github.com/addonpack/addonpack/pkg/semver"
@@ -38,6 +39,8 @@ type Type struct {
 	// Older are the older versions the type still reads, oldest first
 	// (spec.config.conversion.versions, addonpack.dev/v1alpha2).
 	Older []OlderVersion
+	// Chain converts objects of the older versions; nil without any.
+	Chain *convert.Chain
 
 	prof profiles
 }
@@ -85,6 +88,9 @@ func Load(files fs.FS, a *spec.Addon, limits schema.Limits, display func(string)
 			}
 			t.Older = append(t.Older, OlderVersion{ConfigVersion: v, Schema: old, SchemaFile: display(v.Schema)})
 		}
+		if t.Chain, err = convert.New(c); err != nil {
+			return nil, fmt.Errorf("%s: %w", spec.FileName, err)
+		}
 	}
 	if c.Defaults != "" {
 		t.DefaultsFile = display(c.Defaults)
@@ -109,6 +115,54 @@ type Resolved struct {
 	Object []byte
 	// Components are the package paths of the components the config enables.
 	Components []string
+	// Conversion is what converting the user's object to the current
+	// version did; nil when it was of the current version (or absent).
+	Conversion *convert.Result
+}
+
+// Versions are the config versions the type reads, oldest first, the
+// current one last.
+func (t *Type) Versions() []string {
+	if t.Chain == nil {
+		return []string{t.APIVersion}
+	}
+	return t.Chain.Versions()
+}
+
+// Convert parses a config object of any version the type reads (YAML or
+// JSON) and converts its spec to the current version (specs/config.md
+// section 9.2). The Result is nil when the object was of the current
+// version.
+func (t *Type) Convert(values []byte, name string) (*schema.Object, *convert.Result, error) {
+	return convertValues(t.Chain, t.APIVersion, t.Kind, values, name)
+}
+
+// convertValues parses values and converts it with chain (nil: the type
+// reads its current version only, and an object of a newer one is refused
+// as such).
+func convertValues(chain *convert.Chain, apiVersion, kind string, values []byte, name string) (*schema.Object, *convert.Result, error) {
+	obj, err := schema.ParseObjectAnyVersion(values, name, apiVersion, kind)
+	if err != nil {
+		return nil, nil, err
+	}
+	if chain == nil {
+		if err := convert.NewerError(obj.APIVersion, apiVersion, name); err != nil {
+			return nil, nil, err
+		}
+		// The first version's message for any other apiVersion.
+		obj, err := schema.ParseObject(values, name, apiVersion, kind)
+		return obj, nil, err
+	}
+	res, err := chain.Convert(obj.APIVersion, obj.Spec, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(res.Steps) == 0 {
+		return obj, nil, nil
+	}
+	converted := *obj
+	converted.APIVersion, converted.Spec = res.APIVersion, res.Spec
+	return &converted, res, nil
 }
 
 // Options are what a resolution needs besides the user's object.
@@ -134,13 +188,17 @@ func (t *Type) ResolveWith(values []byte, name string, opts Options) (*Resolved,
 	effective := deepCopy(t.Defaults)
 	source := t.DefaultsFile
 	var user any
+	var conversion *convert.Result
 	if values != nil {
-		obj, err := schema.ParseObject(values, name, t.APIVersion, t.Kind)
+		obj, res, err := t.Convert(values, name)
 		if err != nil {
 			return nil, err
 		}
 		user = obj.Spec
-		source = name
+		source, conversion = name, res
+		if res != nil {
+			source = fmt.Sprintf("%s (%s)", name, res.Summary())
+		}
 	}
 	if len(t.prof.overlays) > 0 {
 		// The overlays are chosen by the values as they would resolve
@@ -179,7 +237,7 @@ func (t *Type) ResolveWith(values []byte, name string, opts Options) (*Resolved,
 	if err != nil {
 		return nil, err
 	}
-	r := &Resolved{Spec: effective, Object: object}
+	r := &Resolved{Spec: effective, Object: object, Conversion: conversion}
 	if opts.ObjectOnly {
 		return r, nil
 	}

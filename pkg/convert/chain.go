@@ -134,11 +134,20 @@ func (c *Chain) Convert(apiVersion string, specValue any, name string) (*Result,
 }
 
 func (c *Chain) unknown(apiVersion, name string) error {
-	if Newer(apiVersion, c.current) {
-		return fmt.Errorf("%s: %w: apiVersion %q is newer than the config version of this add-on, %q: it converts only older versions up, never down (use a release of the add-on that reads %s)",
-			name, ErrConvert, apiVersion, c.current, short(apiVersion))
+	if err := NewerError(apiVersion, c.current, name); err != nil {
+		return err
 	}
 	return Unknown(apiVersion, name, c.versions)
+}
+
+// NewerError is the error for an object of apiVersion, newer than the
+// current version: nil when it is not newer.
+func NewerError(apiVersion, current, name string) error {
+	if !Newer(apiVersion, current) {
+		return nil
+	}
+	return fmt.Errorf("%s: %w: apiVersion %q is newer than the config version of this add-on, %q: it converts only older versions up, never down (use a release of the add-on that reads %s)",
+		name, ErrConvert, apiVersion, current, short(apiVersion))
 }
 
 // Unknown is the error for an apiVersion that is none of versions.

@@ -10,6 +10,7 @@ package deliver
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -40,6 +41,10 @@ type Package struct {
 	// KubeVersion is the target cluster's Kubernetes version
 	// (config.ParseKubeVersion), for components that depend on it.
 	KubeVersion semver.Version
+	// Log, when set, is told of every conversion of the user's config
+	// object to the current config version ("values.yaml: converted
+	// v1alpha1 → v1beta1"), as specs/config.md section 9.2 requires.
+	Log io.Writer
 
 	tmp string
 }
@@ -105,6 +110,9 @@ func (p *Package) resolve(values []byte, valuesName string) (render.Input, *conf
 	r, err := t.ResolveWith(values, valuesName, config.Options{KubeVersion: p.KubeVersion})
 	if err != nil {
 		return in, nil, nil, err
+	}
+	if r.Conversion != nil && p.Log != nil {
+		fmt.Fprintf(p.Log, "%s: %s\n", valuesName, r.Conversion.Summary())
 	}
 	in.Config = r.Object
 	for _, c := range r.Components {

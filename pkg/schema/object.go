@@ -20,7 +20,18 @@ type Object struct {
 // apiVersion and kind must equal wantAPIVersion and wantKind. Spec holds
 // JSON-compatible values as returned by Decode.
 func ParseObject(data []byte, name, wantAPIVersion, wantKind string) (*Object, error) {
-	obj, err := parseObject(data, name, wantAPIVersion, wantKind)
+	obj, err := parseObject(data, name, wantAPIVersion, wantKind, false)
+	if err != nil {
+		return nil, objectError{err}
+	}
+	return obj, nil
+}
+
+// ParseObjectAnyVersion is ParseObject for a config type that reads several
+// versions: apiVersion must be a string, of any value, which the caller
+// checks (wantAPIVersion, the current version, is named when it is missing).
+func ParseObjectAnyVersion(data []byte, name, wantAPIVersion, wantKind string) (*Object, error) {
+	obj, err := parseObject(data, name, wantAPIVersion, wantKind, true)
 	if err != nil {
 		return nil, objectError{err}
 	}
@@ -35,7 +46,7 @@ type objectError struct{ err error }
 func (e objectError) Error() string   { return e.err.Error() }
 func (e objectError) Unwrap() []error { return []error{e.err, ErrObject} }
 
-func parseObject(data []byte, name, wantAPIVersion, wantKind string) (*Object, error) {
+func parseObject(data []byte, name, wantAPIVersion, wantKind string, anyVersion bool) (*Object, error) {
 	v, err := Decode(data, name)
 	if err != nil {
 		return nil, err
@@ -57,10 +68,10 @@ func parseObject(data []byte, name, wantAPIVersion, wantKind string) (*Object, e
 			name, strings.Join(unknown, ", "))
 	}
 	obj := &Object{Spec: fields["spec"]}
-	if obj.APIVersion, err = stringField(fields, "apiVersion", wantAPIVersion); err != nil {
+	if obj.APIVersion, err = stringField(fields, "apiVersion", wantAPIVersion, anyVersion); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if obj.Kind, err = stringField(fields, "kind", wantKind); err != nil {
+	if obj.Kind, err = stringField(fields, "kind", wantKind, false); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if md, found := fields["metadata"]; found && md != nil {
@@ -74,7 +85,7 @@ func parseObject(data []byte, name, wantAPIVersion, wantKind string) (*Object, e
 	return obj, nil
 }
 
-func stringField(fields map[string]any, field, want string) (string, error) {
+func stringField(fields map[string]any, field, want string, anyValue bool) (string, error) {
 	v, found := fields[field]
 	if !found || v == nil {
 		return "", fmt.Errorf("%s is required (want %q)", field, want)
@@ -83,7 +94,7 @@ func stringField(fields map[string]any, field, want string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("%s must be a string, got %s", field, typeName(v))
 	}
-	if got != want {
+	if got != want && !anyValue {
 		return "", fmt.Errorf("%s: got %q, want %q", field, got, want)
 	}
 	return got, nil

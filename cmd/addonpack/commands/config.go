@@ -16,7 +16,7 @@ import (
 func newConfig(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "config",
-		Short: "Show an add-on's config type: its schema and a starter config",
+		Short: "Show an add-on's config type (its schema, a starter config, the versions it reads) and convert config objects",
 	}
 	var (
 		flavour string
@@ -97,7 +97,7 @@ fetched, not the content.`,
 	// text is the config object as YAML, ready to edit; json the same object.
 	addFormat(defaultsCmd, &f, true)
 	vf.add(defaultsCmd, true)
-	cmd.AddCommand(schemaCmd, defaultsCmd)
+	cmd.AddCommand(schemaCmd, defaultsCmd, newConfigConvert(g), newConfigVersions(g))
 	return cmd
 }
 

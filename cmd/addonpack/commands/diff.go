@@ -26,7 +26,9 @@ func newDiff(g *globals) *cobra.Command {
 		Long: `diff renders A and B — registry references, OCI layouts or source directories — with the
 same --values, and prints a unified diff of the output, so an upgrade can be reviewed
 before it is applied and CI can publish only on change (--exit-code: exit 1 when they
-differ, like git diff).`,
+differ, like git diff). Each side converts --values to its own config version, as render
+does, so diffing two releases whose config type changed shows what the upgrade does to
+your configuration (stderr names each conversion).`,
 		Example: `  addonpack diff localhost:5000/addons/hello:0.1.0 localhost:5000/addons/hello:0.2.0 --key release.pub --values my-hello.yaml
   addonpack diff localhost:5000/addons/hello:0.1.0 ./hello --key release.pub --exit-code`,
 		Args: exactArgs(2),

@@ -258,12 +258,19 @@ func (g *globals) open(ctx context.Context, arg string, vf *verifyFlags) (*deliv
 	if err != nil {
 		return nil, err
 	}
+	var p *deliver.Package
 	if a.Kind == locate.SourceDir {
-		return deliver.OpenDir(a.Path, archive.DefaultLimits())
+		p, err = deliver.OpenDir(a.Path, archive.DefaultLimits())
+	} else {
+		art, cerr := g.consumeArg(ctx, a, vf)
+		if cerr != nil {
+			return nil, cerr
+		}
+		p, err = deliver.Fetch(ctx, art.Source, art.PullOptions())
 	}
-	art, err := g.consumeArg(ctx, a, vf)
 	if err != nil {
 		return nil, err
 	}
-	return deliver.Fetch(ctx, art.Source, art.PullOptions())
+	p.Log = g.streams.Err
+	return p, nil
 }

@@ -51,6 +51,8 @@ func TestJSONShapes(t *testing.T) {
 		{signEnv, []string{"attest", ref, "--key", "release.key", "--predicate", "sbom.spdx.json", "--type", "spdxjson"}},
 		{env, []string{"copy", ref, host + "/mirror/hello", "--key", "release.pub"}},
 		{env, []string{"config", "defaults", ref, "--key", "release.pub"}},
+		{env, []string{"config", "versions", ref, "--key", "release.pub"}},
+		{env, []string{"config", "convert", ref, "--key", "release.pub", "--values", "my-hello.yaml"}},
 		{env, []string{"render", ref, "--key", "release.pub"}},
 		{env, []string{"versions", host + "/addons/hello"}},
 		{env, []string{"lock", "addons.yaml", "--key", "release.pub"}},

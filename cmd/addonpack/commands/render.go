@@ -32,7 +32,9 @@ against the packed schema after the packed defaults are applied (listing every f
 field), and builds the kustomization in process. A reference is verified (--key, --policy,
 or an explicit --insecure-skip-verify) before any content is read; a source DIR is yours
 and is not. The same reference, values and flags
-always give byte-identical output.
+always give byte-identical output. A --values object of an older config version the add-on
+still reads is converted to its current version first (stderr: "FILE: converted v1alpha1 →
+v1beta1"; addonpack config convert shows the result).
 
   --format yaml        multi-document YAML for kubectl apply -f - (default)
   --format json        one JSON v1 List

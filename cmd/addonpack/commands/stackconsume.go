@@ -57,6 +57,7 @@ func (c stackConsumer) Open(ctx context.Context, ref registry.Reference, name st
 		return nil, err
 	}
 	p.KubeVersion = c.kube
+	p.Log = c.g.streams.Err
 	return p, nil
 }
 

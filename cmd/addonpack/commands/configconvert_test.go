@@ -1,0 +1,133 @@
+package commands_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/addonpack/addonpack/testregistry"
+)
+
+// oldValues is a values file written for greeter 0.1.0 (v1alpha1).
+const oldValues = "apiVersion: greeter.addons.example.com/v1alpha1\nkind: GreeterConfig\nmetadata:\n  name: mine\nspec:\n  message: hi from 0.1.0\n"
+
+// TestConfigConversion publishes the example pair greeter 0.1.0 and 0.2.0,
+// whose config type changed incompatibly, and feeds a 0.1.0 values file to
+// every consumer: each converts it, says so on stderr, and renders it.
+func TestConfigConversion(t *testing.T) {
+	reg := testregistry.New(t)
+	dir := t.TempDir()
+	env := map[string]string{"HOME": t.TempDir()}
+	key := filepath.Join(dir, "release")
+	if r := run(t, signEnv, "keygen", "--output-key-prefix", key); r.code != 0 {
+		t.Fatalf("keygen: %+v", r)
+	}
+	v1, v2 := reg.Host()+"/addons/greeter:0.1.0", reg.Host()+"/addons/greeter:0.2.0"
+	for src, ref := range map[string]string{"greeter-v1": v1, "greeter-v2": v2} {
+		if r := run(t, signEnv, "push", filepath.Join("..", "..", "..", "examples", src), ref, "--key", key+".key"); r.code != 0 {
+			t.Fatalf("push %s: %+v", src, r)
+		}
+	}
+	values := filepath.Join(dir, "old.yaml")
+	if err := os.WriteFile(values, []byte(oldValues), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pub := key + ".pub"
+	const converted = "old.yaml: converted v1alpha1 → v1beta1\n"
+
+	r := run(t, env, "config", "versions", v2, "--key", pub, "--format", "json")
+	var versions struct {
+		Current, Kind string
+		Versions      []string
+	}
+	if err := json.Unmarshal([]byte(r.out), &versions); r.code != 0 || err != nil ||
+		strings.Join(versions.Versions, " ") != "greeter.addons.example.com/v1alpha1 greeter.addons.example.com/v1beta1" || versions.Current != "greeter.addons.example.com/v1beta1" {
+		t.Fatalf("config versions: %+v (%v)", r, err)
+	}
+	if r := run(t, env, "config", "versions", v1, "--key", pub); r.code != 0 || r.out != "greeter.addons.example.com/v1alpha1, Kind=GreeterConfig (current)\n" {
+		t.Fatalf("config versions of 0.1.0: %+v", r)
+	}
+
+	r = run(t, env, "config", "convert", v2, "--key", pub, "--values", values)
+	want := "apiVersion: greeter.addons.example.com/v1beta1\nkind: GreeterConfig\nmetadata:\n  name: mine\nspec:\n  greeting:\n    text: hi from 0.1.0\n"
+	if r.code != 0 || r.out != want || !strings.HasSuffix(r.err, converted) {
+		t.Fatalf("config convert: %+v\nwant %s", r, want)
+	}
+	out := filepath.Join(dir, "new.yaml")
+	if r := run(t, env, "config", "convert", v2, "--key", pub, "--values", values, "-o", out); r.code != 0 || r.out != "" {
+		t.Fatalf("config convert -o: %+v", r)
+	}
+	if b, err := os.ReadFile(out); err != nil || string(b) != want {
+		t.Fatalf("-o FILE holds %q (%v)", b, err)
+	}
+	r = run(t, env, "config", "convert", v2, "--key", pub, "--values", values, "--format", "json")
+	var report struct {
+		Object     map[string]any
+		Conversion []struct {
+			From, To string
+			Rules    []string
+		}
+	}
+	if err := json.Unmarshal([]byte(r.out), &report); r.code != 0 || err != nil || len(report.Conversion) != 1 ||
+		strings.Join(report.Conversion[0].Rules, ";") != "move message → greeting.text" || report.Object["apiVersion"] != "greeter.addons.example.com/v1beta1" {
+		t.Fatalf("config convert --format json: %+v (%v)", r, err)
+	}
+	// The converted object is of the current version: converting it again
+	// does nothing, and says nothing.
+	if r := run(t, env, "config", "convert", v2, "--key", pub, "--values", out); r.code != 0 || r.out != want || r.err != "" {
+		t.Fatalf("config convert of a current object: %+v", r)
+	}
+
+	r = run(t, env, "render", v2, "--key", pub, "--values", values)
+	if r.code != 0 || !strings.Contains(r.out, "value: hi from 0.1.0") || !strings.HasSuffix(r.err, converted) {
+		t.Fatalf("render: %+v", r)
+	}
+	r = run(t, env, "diff", v1, v2, "--key", pub, "--values", values)
+	if r.code != 0 || !strings.Contains(r.out, "+        - name: GREETING_LANGUAGE") || strings.Contains(r.out, "+          value: hi from 0.1.0") || !strings.HasSuffix(r.err, converted) {
+		t.Fatalf("diff: %+v", r)
+	}
+
+	// A newer object, an unknown version, a conversion that needs a person.
+	for _, tt := range []struct{ values, want string }{
+		{strings.Replace(oldValues, "v1alpha1", "v1", 1), `apiVersion "greeter.addons.example.com/v1" is newer than the config version of this add-on, "greeter.addons.example.com/v1beta1": it converts only older versions up, never down`},
+		{strings.Replace(oldValues, "v1alpha1", "v1alpha2", 1), `apiVersion: got "greeter.addons.example.com/v1alpha2", want one of "greeter.addons.example.com/v1alpha1", "greeter.addons.example.com/v1beta1"`},
+		{strings.Replace(oldValues, "message: hi from 0.1.0", "replicas: 8", 1), "cannot convert v1alpha1 → v1beta1: spec.replicas above 5 is no longer supported"},
+	} {
+		if err := os.WriteFile(values, []byte(tt.values), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{{"render", v2}, {"config", "convert", v2}} {
+			r := run(t, env, append(args, "--key", pub, "--values", values)...)
+			if r.code != 3 || !strings.Contains(r.err, tt.want) {
+				t.Errorf("%v: %+v, want exit 3 and %q", args, r, tt.want)
+			}
+		}
+	}
+	// 0.1.0 refuses a v1beta1 object as newer, rather than as merely wrong.
+	if err := os.WriteFile(values, []byte(want), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, env, "render", v1, "--key", pub, "--values", values); r.code != 3 || !strings.Contains(r.err, `is newer than the config version of this add-on, "greeter.addons.example.com/v1alpha1"`) {
+		t.Fatalf("0.1.0 with a v1beta1 object: %+v", r)
+	}
+
+	// A stack converts the values it gives an add-on too.
+	if err := os.WriteFile(values, []byte(oldValues), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stack := filepath.Join(dir, "addons.yaml")
+	body := "apiVersion: addonpack.dev/v1alpha1\nkind: Stack\naddons:\n  - repository: " + reg.Host() + "/addons/greeter\n    version: \">=0.2.0, <1.0.0\"\n    values: old.yaml\n"
+	if err := os.WriteFile(stack, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	if r := run(t, env, "lock", "addons.yaml", "--key", pub); r.code != 0 {
+		t.Fatalf("lock: %+v", r)
+	}
+	r = run(t, env, "render", "--stack", "addons.yaml", "--key", pub)
+	if r.code != 0 || !strings.Contains(r.out, "value: hi from 0.1.0") || !strings.Contains(r.err, converted) {
+		t.Fatalf("render --stack: %+v", r)
+	}
+}
