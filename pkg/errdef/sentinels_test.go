@@ -34,6 +34,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/sign"
 	"github.com/addonpack/addonpack/pkg/spec"
 	"github.com/addonpack/addonpack/pkg/stack"
+	"github.com/addonpack/addonpack/pkg/upgrade"
 	"github.com/addonpack/addonpack/pkg/verify"
 )
 
@@ -60,6 +61,7 @@ var sentinels = map[string]error{
 	"config.ErrNoConfig":            config.ErrNoConfig,
 	"config.ErrKubeVersion":         config.ErrKubeVersion,
 	"convert.ErrConvert":            convert.ErrConvert,
+	"upgrade.ErrBreaks":             upgrade.ErrBreaks,
 	"deliver.ErrFormat":             deliver.ErrFormat,
 	"deliver.ErrNotPatchable":       deliver.ErrNotPatchable,
 	"errdef.ErrDigestMismatch":      errdef.ErrDigestMismatch,

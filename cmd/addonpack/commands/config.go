@@ -97,7 +97,7 @@ fetched, not the content.`,
 	// text is the config object as YAML, ready to edit; json the same object.
 	addFormat(defaultsCmd, &f, true)
 	vf.add(defaultsCmd, true)
-	cmd.AddCommand(schemaCmd, defaultsCmd, newConfigConvert(g), newConfigVersions(g))
+	cmd.AddCommand(schemaCmd, defaultsCmd, newConfigConvert(g), newConfigVersions(g), newConfigCheckUpgrade(g))
 	return cmd
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/locate"
 	"github.com/addonpack/addonpack/pkg/spec"
+	"github.com/addonpack/addonpack/pkg/upgrade"
 )
 
 // newConfigConvert is `config convert`: the kubeadm config migrate of
@@ -156,4 +157,64 @@ func (g *globals) configAddon(cmd *cobra.Command, arg string, vf *verifyFlags) (
 		return nil, "", err
 	}
 	return loaded.Addon, loaded.Ref, nil
+}
+
+// newConfigCheckUpgrade is `config check-upgrade`, the publisher's gate.
+func newConfigCheckUpgrade(g *globals) *cobra.Command {
+	var (
+		f  format
+		vf verifyFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "check-upgrade PREVIOUS_REF NEW_DIR",
+		Short: "Check that users of the previous release can upgrade to NEW_DIR with their config",
+		Long: `check-upgrade compares the config schema of the previous release (a reference, verified as
+render verifies it, or a layout or directory) with the one of the source directory NEW_DIR:
+every property removed, every type changed and every newly required property without a
+schema default must be covered by a conversion rule of NEW_DIR (move, rename, delete or set
+it, or fail with a message whose if names it) or, for a required property, by the packed
+defaults. The previous config version must be one NEW_DIR reads, with the same schema. It
+then converts the previous release's packed defaults and test vectors with NEW_DIR and
+resolves them. It exits 3 and lists every problem when one is found; run it before a push.`,
+		Example: `  addonpack config check-upgrade localhost:5000/addons/hello:0.1.0 ./hello --key release.pub`,
+		Args:    exactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			prev, err := g.open(cmd.Context(), args[0], &vf)
+			if err != nil {
+				return err
+			}
+			defer prev.Close()
+			next, err := deliver.OpenDir(args[1], archive.DefaultLimits())
+			if err != nil {
+				return err
+			}
+			report, err := upgrade.CheckPackages(prev, next)
+			if report == nil {
+				return err
+			}
+			perr := f.print(g.streams.Out, report, func(w io.Writer) error {
+				for _, c := range report.Changes {
+					by := c.CoveredBy
+					if by == "" {
+						by = "NOT COVERED"
+					}
+					fmt.Fprintf(w, "%s: %s\n", c.Detail, by)
+				}
+				for _, c := range report.Checked {
+					fmt.Fprintln(w, c)
+				}
+				if err == nil {
+					fmt.Fprintf(w, "%s can upgrade to %s: %s → %s\n", report.Previous, args[1], report.PreviousConfigVersion, report.ConfigVersion)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			return perr
+		},
+	}
+	addFormat(cmd, &f, true)
+	vf.add(cmd, true)
+	return cmd
 }

@@ -53,6 +53,7 @@ func TestJSONShapes(t *testing.T) {
 		{env, []string{"config", "defaults", ref, "--key", "release.pub"}},
 		{env, []string{"config", "versions", ref, "--key", "release.pub"}},
 		{env, []string{"config", "convert", ref, "--key", "release.pub", "--values", "my-hello.yaml"}},
+		{env, []string{"config", "check-upgrade", ref, "./hello", "--key", "release.pub"}},
 		{env, []string{"render", ref, "--key", "release.pub"}},
 		{env, []string{"versions", host + "/addons/hello"}},
 		{env, []string{"lock", "addons.yaml", "--key", "release.pub"}},

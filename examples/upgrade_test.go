@@ -1,0 +1,59 @@
+package examples_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestExampleUpgrade walks the upgrade of the example pair greeter-v1 (0.1.0,
+// GreeterConfig v1alpha1) → greeter-v2 (0.2.0, v1beta1, spec.message moved
+// to spec.greeting.text) with the binary, as the README tells it: the
+// publisher's check-upgrade passes, and fails when the rule is taken out;
+// the user's old values file shows its effect in diff and renders.
+func TestExampleUpgrade(t *testing.T) {
+	out, code := addonpack(t, ".", nil, "config", "check-upgrade", "./greeter-v1", "./greeter-v2")
+	if code != 0 || !strings.Contains(out, "spec.message is not in the new schema: rule move message → greeting.text") ||
+		!strings.Contains(out, "./greeter-v1 can upgrade to ./greeter-v2: greeter.addons.example.com/v1alpha1 → greeter.addons.example.com/v1beta1") {
+		t.Fatalf("check-upgrade (exit %d):\n%s", code, out)
+	}
+
+	// Without the rule, the rename is caught.
+	noRule := filepath.Join(t.TempDir(), "greeter")
+	copyDir(t, "greeter-v2", noRule)
+	a, err := os.ReadFile(filepath.Join(noRule, "addon.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stripped := strings.Replace(string(a), "            - move: {from: message, to: greeting.text}\n", "", 1)
+	if stripped == string(a) {
+		t.Fatal("the example's move rule was not found")
+	}
+	if err := os.WriteFile(filepath.Join(noRule, "addon.yaml"), []byte(stripped), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code = addonpack(t, ".", nil, "config", "check-upgrade", "./greeter-v1", noRule)
+	if code != 3 || !strings.Contains(out, "spec.message is not in the new schema, and nothing covers it") {
+		t.Fatalf("check-upgrade without the rule (exit %d):\n%s", code, out)
+	}
+	// The builder refuses it too: its test vector no longer converts.
+	if out, code := addonpack(t, ".", nil, "build", noRule); code != 3 || !strings.Contains(out, "spec.config.conversion.tests[0]") {
+		t.Fatalf("build without the rule (exit %d):\n%s", code, out)
+	}
+
+	// The user: the old values file, diffed across the upgrade, then rendered.
+	values := filepath.Join("greeter-v1", "config", "custom.yaml")
+	out, code = addonpack(t, ".", nil, "diff", "./greeter-v1", "./greeter-v2", "--values", values)
+	if code != 0 || !strings.Contains(out, values+": converted v1alpha1 → v1beta1") || !strings.Contains(out, "+          value: en") {
+		t.Fatalf("diff (exit %d):\n%s", code, out)
+	}
+	rendered, code := addonpack(t, ".", nil, "render", "./greeter-v2", "--values", values)
+	want, err := os.ReadFile(filepath.Join("greeter-v2", "expected", "custom.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != 0 || rendered != string(want)+values+": converted v1alpha1 → v1beta1\n" {
+		t.Fatalf("render (exit %d):\n%s", code, rendered)
+	}
+}
