@@ -117,7 +117,7 @@ func (c *Chain) Convert(apiVersion string, specValue any, name string) (*Result,
 	if i < 0 {
 		return nil, c.unknown(apiVersion, name)
 	}
-	s, ok := deepCopy(specValue).(map[string]any)
+	s, ok := schema.DeepCopy(specValue).(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("%s: %w: spec of %s must be an object to be converted", name, ErrConvert, apiVersion)
 	}

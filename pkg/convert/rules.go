@@ -3,6 +3,7 @@ package convert
 import (
 	"fmt"
 
+	"github.com/addonpack/addonpack/pkg/schema"
 	"github.com/addonpack/addonpack/pkg/spec"
 )
 
@@ -46,7 +47,7 @@ func (r rule) apply(s map[string]any) (bool, error) {
 		if _, ok := lookup(s, r.Default.Path); ok {
 			return false, nil
 		}
-		if err := set(s, r.Default.Path, deepCopy(r.value)); err != nil {
+		if err := set(s, r.Default.Path, schema.DeepCopy(r.value)); err != nil {
 			return false, fmt.Errorf("default %s", err)
 		}
 		return true, nil
@@ -118,25 +119,4 @@ func Describe(r spec.Rule) string {
 		d += " (if " + r.If + ")"
 	}
 	return d
-}
-
-// deepCopy copies JSON values so that a conversion never shares (and so
-// never modifies) the caller's maps and lists.
-func deepCopy(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(v))
-		for k, e := range v {
-			m[k] = deepCopy(e)
-		}
-		return m
-	case []any:
-		l := make([]any, len(v))
-		for i, e := range v {
-			l[i] = deepCopy(e)
-		}
-		return l
-	default:
-		return v
-	}
 }

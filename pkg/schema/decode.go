@@ -218,6 +218,10 @@ func depth(v any, limit int) int {
 }
 
 // deepCopy copies JSON-compatible maps and slices; other values are shared.
+// DeepCopy copies JSON values (maps and lists at any depth), so that the
+// copy shares nothing the caller could modify.
+func DeepCopy(v any) any { return deepCopy(v) }
+
 func deepCopy(v any) any {
 	switch v := v.(type) {
 	case map[string]any:
