@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sigstore/sigstore-go/pkg/root"
+	"github.com/sigstore/sigstore/pkg/cryptoutils"
 )
 
 // URLs the test Sigstore names itself by in trusted roots. Nothing listens
@@ -194,4 +195,30 @@ func (s *Sigstore) TrustedRootJSON(o RootOptions) ([]byte, error) {
 		return nil, err
 	}
 	return tr.MarshalJSON()
+}
+
+// Material is s's public trust material as PEM, the inputs of `addonpack
+// trusted-root create` (and of a private Sigstore's operators).
+type Material struct {
+	FulcioChain []byte // intermediate, root
+	RekorKey    []byte
+	CTLogKey    []byte
+	TSAChain    []byte // signing certificate, intermediate, root
+}
+
+// MaterialPEM returns s's public trust material.
+func (s *Sigstore) MaterialPEM() (Material, error) {
+	var m Material
+	var err error
+	if m.FulcioChain, err = cryptoutils.MarshalCertificatesToPEM([]*x509.Certificate{s.Intermediate, s.Root}); err != nil {
+		return m, err
+	}
+	if m.RekorKey, err = cryptoutils.MarshalPublicKeyToPEM(s.rekorKey.Public()); err != nil {
+		return m, err
+	}
+	if m.CTLogKey, err = cryptoutils.MarshalPublicKeyToPEM(s.ctKey.Public()); err != nil {
+		return m, err
+	}
+	m.TSAChain, err = cryptoutils.MarshalCertificatesToPEM(s.TSAChain)
+	return m, err
 }

@@ -122,6 +122,7 @@ var sentinels = map[string]error{
 	"verify.ErrRootDigest":          verify.ErrRootDigest,
 	"verify.ErrIdentity":            verify.ErrIdentity,
 	"verify.ErrKeyless":             verify.ErrKeyless,
+	"verify.ErrIdentityFlags":       verify.ErrIdentityFlags,
 	"verify.ErrVerification":        verify.ErrVerification,
 }
 

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/addonpack/addonpack/pkg/keys"
 	"github.com/addonpack/addonpack/pkg/provenance"
 	"github.com/addonpack/addonpack/pkg/sign"
 )
@@ -130,7 +129,7 @@ func checkSLSA(r ProvenanceRules, c candidate) error {
 		return err
 	}
 	if len(r.BuilderIDs) > 0 && !matchAny(r.BuilderIDs, p.RunDetails.Builder.ID, func(s string) string { return s }) {
-		return fmt.Errorf("%w: %s (key %s): builder %q is not one of %q", ErrProvenance, c.Location, keys.ShortID(c.KeyID), p.RunDetails.Builder.ID, r.BuilderIDs)
+		return fmt.Errorf("%w: %s (by %s): builder %q is not one of %q", ErrProvenance, c.Location, c.by(), p.RunDetails.Builder.ID, r.BuilderIDs)
 	}
 	if len(r.SourceRepositories) > 0 {
 		var uris []string
@@ -143,7 +142,7 @@ func checkSLSA(r ProvenanceRules, c candidate) error {
 				return nil
 			}
 		}
-		return fmt.Errorf("%w: %s (key %s): source %q is not one of %q", ErrProvenance, c.Location, keys.ShortID(c.KeyID), uris, r.SourceRepositories)
+		return fmt.Errorf("%w: %s (by %s): source %q is not one of %q", ErrProvenance, c.Location, c.by(), uris, r.SourceRepositories)
 	}
 	return nil
 }

@@ -33,6 +33,9 @@ var (
 	ErrRootDigest = errdef.New(errdef.ErrInvalid, "trusted root digest mismatch")
 	ErrIdentity   = errdef.New(errdef.ErrVerification, "certificate identity not trusted")
 	ErrKeyless    = errdef.New(errdef.ErrVerification, "keyless signature not proven by the trusted root")
+	// ErrIdentityFlags: the command line's keyless flags do not describe
+	// one identity under one trusted root.
+	ErrIdentityFlags = errdef.New(errdef.ErrInvalidArgument, "invalid keyless verification flags")
 )
 
 // Error is a verification failure: it names the artifact and lists why.

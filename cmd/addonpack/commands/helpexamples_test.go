@@ -219,6 +219,9 @@ func helpWorld(t *testing.T, env map[string]string, host string) string {
 		"sbom.spdx.json": `{"spdxVersion": "SPDX-2.3", "SPDXID": "SPDXRef-DOCUMENT", "name": "hello", "dataLicense": "CC0-1.0"}` + "\n",
 		"addons.yaml":    "apiVersion: addonpack.dev/v1alpha1\nkind: Stack\naddons:\n  - repository: " + host + "/addons/hello\n    version: \">=0.1.0, <1.0.0\"\n    values: my-hello.yaml\n",
 	}
+	for name, body := range sigstoreMaterial(t) {
+		files[name] = body
+	}
 	for name, body := range files {
 		if err := os.WriteFile(name, []byte(body), 0o644); err != nil {
 			t.Fatal(err)

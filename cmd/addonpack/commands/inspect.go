@@ -16,13 +16,17 @@ import (
 type inspectOutput struct {
 	artifact.Info
 	SBOM *sbom.Attachment `json:"sbom,omitempty"`
+	// Signatures lists every signature and attestation found and who
+	// each claims to be signed by (--signatures; not verified).
+	Signatures []verify.Candidate `json:"signatures,omitempty"`
 }
 
 func newInspect(g *globals) *cobra.Command {
 	var (
-		f       format
-		name    string
-		keyRefs []string
+		f          format
+		name       string
+		keyRefs    []string
+		signatures bool
 	)
 	cmd := &cobra.Command{
 		Use:   "inspect REF|LAYOUT [--key PUB]",
@@ -34,9 +38,15 @@ dependencies, images, annotations and layers. The content layer is not downloade
 From a registry it also says whether an SBOM attestation is attached (push --sbom; unverified).
 With --key it verifies the artifact requiring that SBOM (exit code 9 when it does not verify)
 and shows the images it records with their digests: pinned, resolved at push time, or
-unresolved.`,
+unresolved.
+
+With --signatures it lists every signature and attestation stored for the digest (both
+storage schemes) with its kind, format and signer as written: a keyless certificate's issuer,
+subject and Fulcio extensions (the form a policy's identities take, to copy into one with
+-o json) or a bundle's key hint. Nothing in that list is verified: verify decides.`,
 		Example: `  addonpack inspect localhost:5000/addons/hello:0.1.0
   addonpack inspect localhost:5000/addons/hello:0.1.0 --key release.pub
+  addonpack inspect localhost:5000/addons/hello:0.1.0 --signatures -o json
   addonpack inspect ./hello-layout -o json`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -52,8 +62,8 @@ unresolved.`,
 			out := inspectOutput{Info: loaded.Info()}
 			a, _ := g.locate(args[0])
 			if a.Kind != locate.Reference {
-				if len(keyRefs) > 0 {
-					return usageError{fmt.Errorf("--key: %s is a layout; attestations live in a registry", args[0])}
+				if len(keyRefs) > 0 || signatures {
+					return usageError{fmt.Errorf("--key, --signatures: %s is a layout; signatures and attestations live in a registry", args[0])}
 				}
 				return f.print(g.streams.Out, out, out.Info.WriteText)
 			}
@@ -76,16 +86,28 @@ unresolved.`,
 			if out.SBOM, err = sbom.Inspect(ctx, verify.Target{Client: c, Ref: a.Ref}, loaded.Descriptor, p); err != nil {
 				return err
 			}
+			if signatures {
+				if out.Signatures, err = verify.Describe(ctx, verify.Target{Client: c, Ref: a.Ref}, loaded.Descriptor, verify.Limits{}); err != nil {
+					return err
+				}
+				if out.Signatures == nil {
+					out.Signatures = []verify.Candidate{}
+				}
+			}
 			return f.print(g.streams.Out, out, func(w io.Writer) error {
 				if err := out.Info.WriteText(w); err != nil {
 					return err
 				}
 				writeSBOM(w, out.SBOM)
+				if signatures {
+					verify.WriteCandidates(w, out.Signatures)
+				}
 				return nil
 			})
 		},
 	}
 	cmd.Flags().StringVar(&name, "name", "", "the add-on the reference should hold, when its repository is named otherwise (only warns)")
+	cmd.Flags().BoolVar(&signatures, "signatures", false, "list every signature and attestation found, with its signer as written (key hint, or keyless issuer, subject and extensions); not verified")
 	cmd.Flags().StringArrayVar(&keyRefs, "key", nil, "verify the SBOM with this public key and show the image digests it records (repeatable)")
 	addFormat(cmd, &f, true)
 	return cmd

@@ -19,6 +19,7 @@ type verifyFlags struct {
 	limits     verify.Limits
 	skip       bool // consumers only: --insecure-skip-verify
 	name       string
+	keyless    verify.IdentityOptions
 
 	// the policy, built once per command by policy()
 	built  bool
@@ -36,6 +37,7 @@ func (v *verifyFlags) add(cmd *cobra.Command, consumer bool) {
 	fl.StringArrayVar(&v.rules.PredicateTypes, "require-attestation", nil, "predicate type of a further attestation that must be present: a URI, or sbom, cyclonedx, spdxjson (repeatable)")
 	fl.IntVar(&v.limits.MaxSignatures, "max-signatures", 0, fmt.Sprintf("most signatures plus attestations to examine; more fails (default %d)", verify.DefaultMaxSignatures))
 	fl.Int64Var(&v.limits.MaxBlobSize, "max-blob-size", 0, fmt.Sprintf("largest signature/attestation blob to fetch, in bytes (default %d)", verify.DefaultMaxBlobSize))
+	addKeylessFlags(cmd, &v.keyless)
 	fl.StringVar(&v.name, "name", "", "the add-on (metadata.name) the reference must hold, for a repository named otherwise (a mirror that renames); default: the repository's last path element")
 	if consumer {
 		fl.BoolVar(&v.skip, "insecure-skip-verify", false, "do not verify signatures: integrity (digests) only, no authenticity")
@@ -53,16 +55,17 @@ func (v *verifyFlags) policy(ctx context.Context, g *globals) (*verify.Policy, e
 }
 
 func (v *verifyFlags) buildPolicy(ctx context.Context, g *globals) (*verify.Policy, error) {
-	trusted := len(v.keyRefs) > 0 || v.policyPath != ""
+	flagTrust := len(v.keyRefs) > 0 || v.keyless.IsSet()
+	trusted := flagTrust || v.policyPath != ""
 	switch {
 	case v.skip && trusted:
-		return nil, usageError{errors.New("--insecure-skip-verify cannot be combined with --key or --policy")}
+		return nil, usageError{errors.New("--insecure-skip-verify cannot be combined with --key, --policy or keyless flags")}
 	case v.skip:
 		return nil, nil
-	case len(v.keyRefs) > 0 && v.policyPath != "":
-		return nil, usageError{errors.New("give --key or --policy, not both")}
+	case flagTrust && v.policyPath != "":
+		return nil, usageError{errors.New("give --key/--trusted-root… or --policy, not both (a policy file holds keys, roots and identities)")}
 	case !trusted:
-		return nil, usageError{errors.New("verification needs --key PUB or --policy FILE (or --insecure-skip-verify to skip it)")}
+		return nil, usageError{errors.New("verification needs --key PUB, --trusted-root FILE with --certificate-identity… or --github-repository, or --policy FILE (or --insecure-skip-verify to skip it)")}
 	}
 	var (
 		p   *verify.Policy
@@ -71,7 +74,15 @@ func (v *verifyFlags) buildPolicy(ctx context.Context, g *globals) (*verify.Poli
 	if v.policyPath != "" {
 		p, err = verify.LoadPolicy(ctx, v.policyPath, g.getenv)
 	} else {
-		p, err = verify.PolicyFromKeys(ctx, v.keyRefs, verify.KeyOptions{Getenv: g.getenv})
+		opts := verify.KeyOptions{Getenv: g.getenv}
+		if v.keyless.IsSet() {
+			id, err := v.keyless.Identity()
+			if err != nil {
+				return nil, err
+			}
+			opts.Identities = []verify.Identity{*id}
+		}
+		p, err = verify.PolicyFromKeys(ctx, v.keyRefs, opts)
 	}
 	if err != nil {
 		return nil, err
