@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/sigstore/cosign/v2/pkg/oci/static"
 
@@ -127,12 +128,27 @@ func (c *collector) classic(ctx context.Context, suffix, kind string) ([]candida
 func (c *collector) bundles(ctx context.Context) ([]candidate, error) {
 	repo := c.t.Ref
 	repo.Tag, repo.Digest = "", ""
-	list, truncated, err := c.t.Client.Referrers(ctx, repo, c.subject, sign.BundleMediaType, c.limits.MaxSignatures+1)
+	// Every referrer is listed (one request, as before) and bundles are
+	// picked here: the cosign v2.6.5 CLI maintains the referrers tag schema
+	// with the config's media type as artifactType, so a server-side or
+	// oras filter on the bundle type misses what it wrote to registries
+	// without the referrers API.
+	all, truncated, err := c.t.Client.Referrers(ctx, repo, c.subject, "", maxListedReferrers)
 	if err != nil {
 		return nil, err
 	}
 	if truncated {
-		return nil, fmt.Errorf("%w: more than %d referrers of %s", ErrTooMany, c.limits.MaxSignatures, c.subject.Digest)
+		return nil, fmt.Errorf("%w: more than %d referrers of %s", ErrTooMany, maxListedReferrers, c.subject.Digest)
+	}
+	var list []ocispec.Descriptor
+	maybe := map[digest.Digest]bool{}
+	for _, d := range all {
+		switch d.ArtifactType {
+		case sign.BundleMediaType:
+			list = append(list, d)
+		case "", emptyConfigMediaType:
+			list, maybe[d.Digest] = append(list, d), true
+		}
 	}
 	if err := c.count(len(list), "referrers of "+c.subject.Digest.String()); err != nil {
 		return nil, err
@@ -151,6 +167,10 @@ func (c *collector) bundles(ctx context.Context) ([]candidate, error) {
 			}
 			return nil, err
 		}
+		isBundle := len(m.Layers) == 1 && m.Layers[0].MediaType == sign.BundleMediaType
+		if maybe[d.Digest] && !isBundle {
+			continue // another tool's referrer, not a signature
+		}
 		if pt := m.Annotations[sign.AnnotationBundlePredicate]; pt != "" {
 			cd.PredicateType = pt
 		}
@@ -158,7 +178,7 @@ func (c *collector) bundles(ctx context.Context) ([]candidate, error) {
 		if cd.PredicateType == sign.CosignSignPredicateType {
 			cd.Kind = "signature"
 		}
-		if len(m.Layers) != 1 || m.Layers[0].MediaType != sign.BundleMediaType {
+		if !isBundle {
 			cd.fail(fmt.Errorf("%w: referrer %s: want one %s layer", ErrMalformed, d.Digest, sign.BundleMediaType))
 		} else {
 			cd.blob = m.Layers[0]
@@ -167,6 +187,14 @@ func (c *collector) bundles(ctx context.Context) ([]candidate, error) {
 	}
 	return out, nil
 }
+
+// maxListedReferrers bounds the referrers of one artifact listed before
+// bundles are picked from them; more fails closed (ErrTooMany).
+const maxListedReferrers = 1000
+
+// emptyConfigMediaType is the OCI empty config's media type, which older
+// writers of the referrers tag schema record as a referrer's artifactType.
+const emptyConfigMediaType = "application/vnd.oci.empty.v1+json"
 
 func (c *collector) manifest(ctx context.Context, ref registry.Reference, d ocispec.Descriptor) (*ocispec.Manifest, error) {
 	raw, err := c.t.Client.FetchManifest(ctx, ref, d)
