@@ -89,19 +89,25 @@ func TestKeylessVerifyFlags(t *testing.T) {
 			if v.code != 0 {
 				t.Fatalf("verify: %+v", v)
 			}
-			var res struct {
-				Verified   bool
-				SignedBy   []string
-				Signatures []struct {
-					Format   string
-					Identity struct {
-						Issuer, Subject string
-						Extensions      map[string]string
+			var list []struct {
+				Result struct {
+					Verified   bool
+					SignedBy   []string
+					Signatures []struct {
+						Format   string
+						Identity struct {
+							Issuer, Subject string
+							Extensions      map[string]string
+						}
 					}
 				}
 			}
-			if err := json.Unmarshal([]byte(v.out), &res); err != nil || !res.Verified || len(res.SignedBy) != 1 || len(res.Signatures) != 2 {
+			if err := json.Unmarshal([]byte(v.out), &list); err != nil || len(list) != 1 {
 				t.Fatalf("verify -o json: %v %s", err, v.out)
+			}
+			res := list[0].Result
+			if !res.Verified || len(res.SignedBy) != 1 || len(res.Signatures) != 2 {
+				t.Fatalf("verify -o json: %s", v.out)
 			}
 			for _, s := range res.Signatures {
 				if s.Identity.Issuer != testsigstore.GitHubActionsIssuer || s.Identity.Extensions["sourceRepositoryURI"] != "https://github.com/example/hello" {
