@@ -36,6 +36,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/stack"
 	"github.com/addonpack/addonpack/pkg/upgrade"
 	"github.com/addonpack/addonpack/pkg/verify"
+	"github.com/addonpack/addonpack/pkg/versions"
 )
 
 // sentinels is every exported Err* variable of every pkg/ package, keyed
@@ -124,6 +125,7 @@ var sentinels = map[string]error{
 	"verify.ErrKeyless":             verify.ErrKeyless,
 	"verify.ErrIdentityFlags":       verify.ErrIdentityFlags,
 	"verify.ErrVerification":        verify.ErrVerification,
+	"versions.ErrNotRepository":     versions.ErrNotRepository,
 }
 
 // The classes themselves are the roots, not sentinels of a class.

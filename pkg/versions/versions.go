@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/semver"
 )
@@ -63,7 +66,8 @@ func List(ctx context.Context, l Lister, repo registry.Reference, opts Options) 
 
 // Resolved is the tag a range resolved to.
 type Resolved struct {
-	// Ref is the repository with the chosen tag.
+	// Ref is the repository with the chosen tag (and, from Pin, the digest
+	// the tag resolved to).
 	Ref     registry.Reference
 	Version semver.Version
 	// Ignored are tags the range would have matched but for a leading "v":
@@ -88,11 +92,53 @@ func Resolve(ctx context.Context, l Lister, repo registry.Reference, r semver.Ra
 	return Resolved{Ref: ref, Version: pick.Version, Ignored: all.Near(r)}, nil
 }
 
+// ErrNotRepository is matched when a range is given with a reference that
+// already names its artifact: a tag or a digest and a range cannot both say
+// which version to use.
+var ErrNotRepository = errdef.New(errdef.ErrInvalidArgument, "a version range needs a repository without a tag or digest")
+
+// Client lists a repository's tags and resolves a reference to a manifest
+// descriptor; *registry.Client is one.
+type Client interface {
+	Lister
+	Resolve(ctx context.Context, ref registry.Reference) (ocispec.Descriptor, error)
+}
+
+// Pin resolves the range r on repo (a repository without a tag or digest)
+// to one tag (Resolve) and that tag, once, to a manifest digest: the
+// returned Ref is REPO:TAG@DIGEST (specs/stack.md section 2.5). A consumer
+// opens that reference: it fetches by the digest, the tag must still resolve
+// to it (specs/artifact.md section 11.1) — a tag moved meanwhile fails
+// rather than being followed — and the tag's version is the one the signed
+// add-on must carry (section 11.6).
+func Pin(ctx context.Context, c Client, repo registry.Reference, r semver.Range, opts Options) (Resolved, error) {
+	if repo.Tag != "" || repo.Digest != "" {
+		return Resolved{}, fmt.Errorf("%s: %w (the range %q chooses the version)", repo, ErrNotRepository, r.String())
+	}
+	res, err := Resolve(ctx, c, repo, r, opts)
+	if err != nil {
+		return Resolved{}, err
+	}
+	d, err := c.Resolve(ctx, res.Ref)
+	if err != nil {
+		return Resolved{}, fmt.Errorf("%s (the highest version %q matches): %w", res.Ref, r.String(), err)
+	}
+	res.Ref.Digest = d.Digest
+	return res, nil
+}
+
 // WarnIgnored writes the warning of specs/stack.md section 1.2 for each tag.
 func WarnIgnored(w io.Writer, repo string, tags []string) {
 	for _, t := range tags {
 		fmt.Fprintf(w, "Warning: %s: ignoring tag %s: not a strict semantic version (write %s)\n", repo, t, t[1:])
 	}
+}
+
+// Announce writes what a consumer says about a pinned range on stderr: the
+// warnings of WarnIgnored, then "resolved REPO:TAG@DIGEST".
+func Announce(w io.Writer, res Resolved) {
+	WarnIgnored(w, res.Ref.Repo(), res.Ignored)
+	fmt.Fprintf(w, "resolved %s\n", res.Ref)
 }
 
 func read(ctx context.Context, l Lister, repo registry.Reference, opts Options) (semver.List, error) {

@@ -4,8 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/semver"
@@ -77,4 +84,73 @@ func ExampleList() {
 	// Output:
 	// 1.14.0
 	// 1.15.3
+}
+
+// pinClient is a Client over a fixed tag → digest map.
+type pinClient map[string]digest.Digest
+
+func (c pinClient) Tags(context.Context, registry.Reference, registry.TagLimits) ([]string, error) {
+	return slices.Sorted(maps.Keys(c)), nil
+}
+
+func (c pinClient) Resolve(_ context.Context, ref registry.Reference) (ocispec.Descriptor, error) {
+	d, ok := c[ref.Tag]
+	if !ok {
+		return ocispec.Descriptor{}, fmt.Errorf("%s: %w", ref, registry.ErrNotFound)
+	}
+	return ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: d}, nil
+}
+
+func TestPin(t *testing.T) {
+	c := pinClient{
+		"1.14.0":        digest.FromString("1.14.0"),
+		"1.15.3":        digest.FromString("1.15.3"),
+		"2.0.0-alpha.1": digest.FromString("2.0.0-alpha.1"),
+		"v1.16.0":       digest.FromString("v1.16.0"),
+	}
+	r, _ := semver.ParseRange(">=1.14.0, <2.0.0")
+	got, err := versions.Pin(t.Context(), c, repo, r, versions.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "registry.example/addons/cert-manager:1.15.3@" + digest.FromString("1.15.3").String()
+	if got.Ref.String() != want || got.Version.String() != "1.15.3" || strings.Join(got.Ignored, " ") != "v1.16.0" {
+		t.Fatalf("Pin = %v %v %v, want %s", got.Ref, got.Version, got.Ignored, want)
+	}
+	var b strings.Builder
+	versions.Announce(&b, got)
+	if b.String() != "Warning: registry.example/addons/cert-manager: ignoring tag v1.16.0: not a strict semantic version (write 1.16.0)\nresolved "+want+"\n" {
+		t.Fatalf("Announce:\n%s", b.String())
+	}
+
+	// A reference that names its version already is refused: which wins?
+	for _, ref := range []registry.Reference{
+		{Registry: repo.Registry, Repository: repo.Repository, Tag: "1.14.0"},
+		repo.WithDigest(digest.FromString("1.14.0")),
+	} {
+		_, err := versions.Pin(t.Context(), c, ref, r, versions.Options{})
+		if !errors.Is(err, versions.ErrNotRepository) || !errors.Is(err, errdef.ErrInvalidArgument) || !strings.Contains(err.Error(), ref.String()) {
+			t.Errorf("Pin(%s) err = %v, want ErrNotRepository naming it", ref, err)
+		}
+	}
+
+	// No match: the range and what there is.
+	none, _ := semver.ParseRange(">=3.0.0")
+	_, err = versions.Pin(t.Context(), c, repo, none, versions.Options{})
+	if !errors.Is(err, semver.ErrNoMatch) || !strings.Contains(err.Error(), `">=3.0.0"`) || !strings.Contains(err.Error(), "available: 2.0.0-alpha.1, 1.15.3, 1.14.0") {
+		t.Fatalf("no match: %v", err)
+	}
+
+	// The chosen tag is gone when it is resolved: the error says which.
+	_, err = versions.Pin(t.Context(), vanishing{c}, repo, r, versions.Options{})
+	if !errors.Is(err, registry.ErrNotFound) || !strings.Contains(err.Error(), "cert-manager:1.15.3") {
+		t.Fatalf("vanished tag: %v", err)
+	}
+}
+
+// vanishing lists the tags of its pinClient but resolves none.
+type vanishing struct{ pinClient }
+
+func (vanishing) Resolve(_ context.Context, ref registry.Reference) (ocispec.Descriptor, error) {
+	return ocispec.Descriptor{}, fmt.Errorf("%s: %w", ref, registry.ErrNotFound)
 }

@@ -22,6 +22,7 @@ func newConfig(g *globals) *cobra.Command {
 		flavour string
 		f       format
 		vf      verifyFlags
+		vr      versionFlag
 	)
 	schemaCmd := &cobra.Command{
 		Use:   "schema REF|LAYOUT|DIR",
@@ -29,12 +30,19 @@ func newConfig(g *globals) *cobra.Command {
 		Long: `schema prints the schema of the config object's spec: as canonical JSON Schema, as OpenAPI
 v3 YAML, or as a CustomResourceDefinition serving the config type (so an operator can
 serve the same type). For a registry reference only the manifest and config blob are
-fetched, not the content.`,
+fetched, not the content.
+
+` + versionHelp,
 		Example: `  addonpack config schema localhost:5000/addons/hello:0.1.0 --key release.pub
-  addonpack config schema ./hello --format crd | kubectl apply -f -`,
+  addonpack config schema ./hello --format crd | kubectl apply -f -
+  addonpack config schema localhost:5000/addons/hello --version 0.x --key release.pub --format openapi`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			canonical, apiVersion, kind, err := g.configSchema(cmd, args[0], &vf)
+			arg, err := vr.pin(cmd.Context(), g, args[0])
+			if err != nil {
+				return err
+			}
+			canonical, apiVersion, kind, err := g.configSchema(cmd, arg, &vf)
 			if err != nil {
 				return err
 			}
@@ -60,14 +68,21 @@ fetched, not the content.`,
 	// the schema's flavour: each is printed in its own natural encoding.
 	schemaCmd.Flags().StringVar(&flavour, "format", "jsonschema", "which schema to print — not an output encoding like other commands' --format: jsonschema, openapi (an OpenAPI v3 schema, as YAML) or crd (a CustomResourceDefinition, as YAML); jsonschema is JSON Schema, as JSON")
 	vf.add(schemaCmd, true)
+	vr.add(schemaCmd)
 	defaultsCmd := &cobra.Command{
 		Use:   "defaults REF|LAYOUT|DIR",
 		Short: "Print a starter config: the packed defaults with the schema's defaults applied",
+		Long:  "defaults prints the add-on's config object with its schema's defaults applied: a starter config\nto edit and pass to render --values.\n\n" + versionHelp,
 		Example: `  addonpack config defaults localhost:5000/addons/hello:0.1.0 --key release.pub > my-hello.yaml
-  addonpack render localhost:5000/addons/hello:0.1.0 --key release.pub --values my-hello.yaml`,
+  addonpack render localhost:5000/addons/hello:0.1.0 --key release.pub --values my-hello.yaml
+  addonpack config defaults localhost:5000/addons/hello --version 0.x --key release.pub -o json`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := g.open(cmd.Context(), args[0], &vf)
+			arg, err := vr.pin(cmd.Context(), g, args[0])
+			if err != nil {
+				return err
+			}
+			p, err := g.open(cmd.Context(), arg, &vf)
 			if err != nil {
 				return err
 			}
@@ -97,6 +112,7 @@ fetched, not the content.`,
 	// text is the config object as YAML, ready to edit; json the same object.
 	addFormat(defaultsCmd, &f, true)
 	vf.add(defaultsCmd, true)
+	vr.add(defaultsCmd)
 	cmd.AddCommand(schemaCmd, defaultsCmd, newConfigConvert(g), newConfigVersions(g), newConfigCheckUpgrade(g))
 	return cmd
 }

@@ -22,6 +22,7 @@ func newCopy(g *globals) *cobra.Command {
 		fromTarball  string
 		maxReferrers int
 		images       bool
+		vr           versionFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "copy SRC DST (--key PUB | --policy FILE | --insecure-skip-verify)",
@@ -54,10 +55,16 @@ registry.internal/addons/hello/hashicorp/http-echo), and stores a relocation rec
 referrer of the add-on, artifactType application/vnd.addonpack.relocation.v1+json — from which
 'addonpack render' of the copy rewrites each image to its new name with the digest pinned,
 through kustomize's images transformer. With --to-tarball the images travel in the tarball
-and the record is written by --from-tarball --images.`,
+and the record is written by --from-tarball --images.
+
+--version RANGE, with SRC naming a repository without a tag, copies the highest version the
+semver range matches (a pre-release only where the range names one: specs/stack.md), resolved
+once to a digest and copied as SRC:TAG@DIGEST ("resolved …" on stderr), tagged TAG at DST
+unless DST names a tag.`,
 		Example: `  addonpack copy localhost:5000/addons/hello:0.1.0 localhost:5000/mirror/hello --key release.pub
   addonpack copy localhost:5000/addons/hello:0.1.0 --to-tarball hello.tar --key release.pub
-  addonpack copy --from-tarball hello.tar localhost:5000/airgap/hello --key release.pub`,
+  addonpack copy --from-tarball hello.tar localhost:5000/airgap/hello --key release.pub
+  addonpack copy localhost:5000/addons/hello localhost:5000/mirror/hello --version 0.x --key release.pub`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			want := 2
 			if toTarball != "" || fromTarball != "" {
@@ -74,6 +81,14 @@ and the record is written by --from-tarball --images.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			p, err := vf.policy(ctx, g)
+			if err != nil {
+				return err
+			}
+			if fromTarball != "" {
+				err = vr.refuse("--from-tarball: the tarball holds the artifact to copy")
+			} else {
+				args[0], err = vr.pin(ctx, g, args[0])
+			}
 			if err != nil {
 				return err
 			}
@@ -123,6 +138,7 @@ and the record is written by --from-tarball --images.`,
 		},
 	}
 	vf.add(cmd, true)
+	vr.add(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&toTarball, "to-tarball", "", "write SRC with its signatures and referrers to this OCI layout tarball instead of a registry")
 	fl.StringVar(&fromTarball, "from-tarball", "", "push the artifact of this OCI layout tarball (FILE or FILE:TAG), with its signatures and referrers, to DST")

@@ -19,6 +19,7 @@ func newDiff(g *globals) *cobra.Command {
 		values   string
 		exitCode bool
 		vf       verifyFlags
+		vr       versionFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "diff A B",
@@ -28,20 +29,29 @@ same --values, and prints a unified diff of the output, so an upgrade can be rev
 before it is applied and CI can publish only on change (--exit-code: exit 1 when they
 differ, like git diff). Each side converts --values to its own config version, as render
 does, so diffing two releases whose config type changed shows what the upgrade does to
-your configuration (stderr names each conversion).`,
+your configuration (stderr names each conversion).
+
+--version RANGE pins each of A and B that names a repository without a tag to the highest
+version the range matches (at least one must), as for render: so an installed tag can be
+compared with the newest release in a range before upgrading.`,
 		Example: `  addonpack diff localhost:5000/addons/hello:0.1.0 localhost:5000/addons/hello:0.2.0 --key release.pub --values my-hello.yaml
-  addonpack diff localhost:5000/addons/hello:0.1.0 ./hello --key release.pub --exit-code`,
+  addonpack diff localhost:5000/addons/hello:0.1.0 ./hello --key release.pub --exit-code
+  addonpack diff localhost:5000/addons/hello:0.1.0 localhost:5000/addons/hello --version 0.x --key release.pub`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			data, name, err := g.readValues(values)
 			if err != nil {
 				return err
 			}
-			a, err := g.renderOne(cmd.Context(), args[0], data, name, &vf)
+			refs, err := vr.pinRepositories(cmd.Context(), g, args)
 			if err != nil {
 				return err
 			}
-			b, err := g.renderOne(cmd.Context(), args[1], data, name, &vf)
+			a, err := g.renderOne(cmd.Context(), refs[0], data, name, &vf)
+			if err != nil {
+				return err
+			}
+			b, err := g.renderOne(cmd.Context(), refs[1], data, name, &vf)
 			if err != nil {
 				return err
 			}
@@ -65,6 +75,7 @@ your configuration (stderr names each conversion).`,
 	cmd.Flags().StringVar(&values, "values", "", "config object used for both renderings (- for stdin)")
 	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when the renderings differ")
 	vf.add(cmd, true)
+	vr.add(cmd)
 	return cmd
 }
 

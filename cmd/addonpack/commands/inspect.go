@@ -27,6 +27,7 @@ func newInspect(g *globals) *cobra.Command {
 		name       string
 		keyRefs    []string
 		signatures bool
+		vr         versionFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "inspect REF|LAYOUT [--key PUB]",
@@ -43,15 +44,24 @@ unresolved.
 With --signatures it lists every signature and attestation stored for the digest (both
 storage schemes) with its kind, format and signer as written: a keyless certificate's issuer,
 subject and Fulcio extensions (the form a policy's identities take, to copy into one with
--o json) or a bundle's key hint. Nothing in that list is verified: verify decides.`,
+-o json) or a bundle's key hint. Nothing in that list is verified: verify decides.
+
+--version RANGE, with REF naming a repository without a tag, inspects the highest version the
+semver range matches (a pre-release only where the range names one: specs/stack.md), resolved
+once to a digest and inspected as REPO:TAG@DIGEST ("resolved …" on stderr).`,
 		Example: `  addonpack inspect localhost:5000/addons/hello:0.1.0
   addonpack inspect localhost:5000/addons/hello:0.1.0 --key release.pub
   addonpack inspect localhost:5000/addons/hello:0.1.0 --signatures -o json
-  addonpack inspect ./hello-layout -o json`,
+  addonpack inspect ./hello-layout -o json
+  addonpack inspect localhost:5000/addons/hello --version 0.x`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			src, err := g.source(ctx, args[0])
+			arg, err := vr.pin(ctx, g, args[0])
+			if err != nil {
+				return err
+			}
+			src, err := g.source(ctx, arg)
 			if err != nil {
 				return err
 			}
@@ -60,10 +70,10 @@ subject and Fulcio extensions (the form a policy's identities take, to copy into
 				return err
 			}
 			out := inspectOutput{Info: loaded.Info()}
-			a, _ := g.locate(args[0])
+			a, _ := g.locate(arg)
 			if a.Kind != locate.Reference {
 				if len(keyRefs) > 0 || signatures {
-					return usageError{fmt.Errorf("--key, --signatures: %s is a layout; signatures and attestations live in a registry", args[0])}
+					return usageError{fmt.Errorf("--key, --signatures: %s is a layout; signatures and attestations live in a registry", arg)}
 				}
 				return f.print(g.streams.Out, out, out.Info.WriteText)
 			}
@@ -109,6 +119,7 @@ subject and Fulcio extensions (the form a policy's identities take, to copy into
 	cmd.Flags().StringVar(&name, "name", "", "the add-on the reference should hold, when its repository is named otherwise (only warns)")
 	cmd.Flags().BoolVar(&signatures, "signatures", false, "list every signature and attestation found, with its signer as written (key hint, or keyless issuer, subject and extensions); not verified")
 	cmd.Flags().StringArrayVar(&keyRefs, "key", nil, "verify the SBOM with this public key and show the image digests it records (repeatable)")
+	vr.add(cmd)
 	addFormat(cmd, &f, true)
 	return cmd
 }

@@ -17,6 +17,7 @@ func newPull(g *globals) *cobra.Command {
 		vf    verifyFlags
 		f     format
 		stk   string
+		vr    versionFlag
 	)
 	lf := newLimitFlags()
 	cmd := &cobra.Command{
@@ -35,10 +36,13 @@ prints a warning). A digest verified under a policy is remembered for an hour in
 
 --stack FILE pulls every add-on of a locked stack (addonpack lock FILE first), each by its
 locked digest and verified again, into a subdirectory of DIR named as the add-on, and writes
-DIR/order.txt: the add-ons in install order, dependencies first. DIR is written as a whole.`,
+DIR/order.txt: the add-ons in install order, dependencies first. DIR is written as a whole.
+
+` + versionHelp,
 		Example: `  addonpack pull localhost:5000/addons/hello:0.1.0 -o ./hello-pulled --key release.pub
   addonpack pull localhost:5000/addons/hello:0.1.0 -o ./hello-pulled --policy policy.yaml --force
   addonpack pull ./hello-layout -o ./hello-unverified --insecure-skip-verify
+  addonpack pull localhost:5000/addons/hello --version 0.x -o ./hello-newest --key release.pub
   addonpack pull --stack addons.yaml -o ./stack-pulled --key release.pub`,
 		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -49,6 +53,9 @@ DIR/order.txt: the add-ons in install order, dependencies first. DIR is written 
 				return usageError{fmt.Errorf("give one REF or LAYOUT, or --stack FILE")}
 			}
 			if stk != "" {
+				if err := vr.refuse("--stack: the stack file gives each add-on its range"); err != nil {
+					return err
+				}
 				return g.pullStack(cmd, stk, dir, force, &vf)
 			}
 			limits, err := lf.limits()
@@ -56,7 +63,11 @@ DIR/order.txt: the add-ons in install order, dependencies first. DIR is written 
 				return err
 			}
 			defer lessGC()()
-			art, err := g.consume(cmd.Context(), args[0], &vf)
+			arg, err := vr.pin(cmd.Context(), g, args[0])
+			if err != nil {
+				return err
+			}
+			art, err := g.consume(cmd.Context(), arg, &vf)
 			if err != nil {
 				return err
 			}
@@ -79,6 +90,7 @@ DIR/order.txt: the add-ons in install order, dependencies first. DIR is written 
 	cmd.Flags().BoolVar(&force, "force", false, "replace DIR if it is not empty")
 	cmd.Flags().StringVar(&stk, "stack", "", "pull every add-on of this locked stack file into DIR/NAME")
 	vf.add(cmd, true)
+	vr.add(cmd)
 	lf.add(cmd)
 	addFormat(cmd, &f, false)
 	return cmd

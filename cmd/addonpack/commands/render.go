@@ -23,6 +23,7 @@ func newRender(g *globals) *cobra.Command {
 		trustTags                    bool
 		stackFile                    string
 		kubeVersion                  string
+		vr                           versionFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "render (REF|LAYOUT|DIR | --stack FILE) [--key PUB | --policy FILE | --insecure-skip-verify]",
@@ -55,12 +56,15 @@ replacements: commit --format kustomize output instead).
 by its locked digest and verified again, with the values the stack file gives it, in install
 order: dependencies first. yaml is one stream; kustomize writes one numbered directory per
 add-on and order.txt; --for flux gives each Kustomization dependsOn edges, --for argocd each
-Application a sync wave per level.`,
+Application a sync wave per level.
+
+` + versionHelp,
 		Example: `  addonpack render localhost:5000/addons/hello:0.1.0 --key release.pub --values my-hello.yaml | kubectl apply -f -
   addonpack render ./hello --values my-hello.yaml
   addonpack render localhost:5000/addons/hello:0.1.0 --key release.pub --format kustomize -o ./hello-rendered && kubectl apply -k ./hello-rendered
   addonpack render --for flux localhost:5000/addons/hello:0.1.0 --key release.pub --public-key release.pub
   addonpack render --for argocd localhost:5000/addons/hello:0.1.0 --key release.pub --values my-hello.yaml
+  addonpack render localhost:5000/addons/hello --version 0.x --key release.pub --values my-hello.yaml
   addonpack render --stack addons.yaml --key release.pub`,
 		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -72,27 +76,34 @@ Application a sync wave per level.`,
 				if values != "" {
 					return usageError{fmt.Errorf("--values cannot be used with --stack: the stack file gives each add-on its values")}
 				}
+				if err := vr.refuse("--stack: the stack file gives each add-on its range"); err != nil {
+					return err
+				}
 				return g.renderStack(cmd, stackFile, format, out, force, forTool, keyFile, kubeVersion, gitops, &vf)
 			}
 			kube, err := g.kubeVersion(kubeVersion)
 			if err != nil {
 				return err
 			}
+			arg, err := vr.pin(ctx, g, args[0])
+			if err != nil {
+				return err
+			}
 			if forTool != "" {
-				return g.renderFor(cmd, args[0], forTool, values, keyFile, kube, gitops, &vf)
+				return g.renderFor(cmd, arg, forTool, values, keyFile, kube, gitops, &vf)
 			}
 			data, name, err := g.readValues(values)
 			if err != nil {
 				return err
 			}
-			p, err := g.open(ctx, args[0], &vf)
+			p, err := g.open(ctx, arg, &vf)
 			if err != nil {
 				return err
 			}
 			defer p.Close()
 			p.KubeVersion = kube
 			// A copy made with 'addonpack copy --images' uses its relocated images.
-			if err := g.relocated(ctx, args[0], p, trustTags); err != nil {
+			if err := g.relocated(ctx, arg, p, trustTags); err != nil {
 				return err
 			}
 			switch format {
@@ -138,6 +149,7 @@ Application a sync wave per level.`,
 	f.StringVar(&stackFile, "stack", "", "render every add-on of this locked stack file, in install order")
 	f.StringVar(&kubeVersion, "kube-version", "", "the target cluster's Kubernetes version (1.30.2, v1.30.2-eks-1), for components that depend on it; with --stack, overrides the stack file's kubernetes")
 	vf.add(cmd, true)
+	vr.add(cmd)
 	f.BoolVar(&trustTags, "trust-relocated-tags", false, "apply the registry's relocation record (copy --images) to images the add-on names by tag only; by default only digest-pinned images are relocated, since the record is unsigned")
 	return cmd
 }

@@ -1,0 +1,99 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/addonpack/addonpack/pkg/locate"
+	"github.com/addonpack/addonpack/pkg/semver"
+	"github.com/addonpack/addonpack/pkg/versions"
+)
+
+// versionHelp is the paragraph of --version in each verb's long help.
+const versionHelp = `--version RANGE, with REF naming a repository without a tag, uses the highest version the
+semver range matches (a pre-release only where the range names one: specs/stack.md), resolved
+once to a digest and used as REPO:TAG@DIGEST ("resolved …" on stderr): verified, fetched by
+that digest, and refused unless the signed add-on's version is the tag's.`
+
+// versionFlag is --version RANGE of the single-add-on consumer verbs: REF
+// names a repository without a tag, and the highest version the range
+// matches is resolved once to a digest (versions.Pin) and used as
+// REPO:TAG@DIGEST, so the usual consumer path verifies it, fetches by the
+// digest and binds the signed version to the tag (specs/stack.md 2.5).
+type versionFlag struct{ text string }
+
+func (v *versionFlag) add(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&v.text, "version", "", `with REF naming a repository (no tag): use the highest version this semver range matches (specs/stack.md), resolved once to a digest`)
+}
+
+// pin returns arg as it is without --version; with it, arg must be a
+// registry repository without a tag or digest, and the pinned reference
+// REPO:TAG@DIGEST is returned after "resolved …" is written to stderr.
+func (v *versionFlag) pin(ctx context.Context, g *globals, arg string) (string, error) {
+	if v.text == "" {
+		return arg, nil
+	}
+	if g.offline {
+		return "", usageError{errors.New("--version reads the repository's tag list: it cannot be used with --offline (name the tag)")}
+	}
+	r, err := semver.ParseRange(v.text)
+	if err != nil {
+		return "", usageError{fmt.Errorf("--version: %w", err)}
+	}
+	if locate.IsPath(arg) {
+		return "", usageError{fmt.Errorf("--version: %s is a path: a version range picks a tag of a registry repository", arg)}
+	}
+	repo, err := g.reference(arg)
+	if err != nil {
+		return "", err
+	}
+	c, err := g.client()
+	if err != nil {
+		return "", err
+	}
+	res, err := versions.Pin(ctx, c, repo, r, versions.Options{})
+	if err != nil {
+		return "", err
+	}
+	versions.Announce(g.streams.Err, res)
+	return res.Ref.String(), nil
+}
+
+// pinRepositories pins, with --version, every argument that names a
+// registry repository without a tag or digest (diff compares a pinned
+// version with a tag or a directory); at least one must.
+func (v *versionFlag) pinRepositories(ctx context.Context, g *globals, args []string) ([]string, error) {
+	if v.text == "" {
+		return args, nil
+	}
+	out := append([]string(nil), args...)
+	pinned := 0
+	for i, arg := range args {
+		if locate.IsPath(arg) {
+			continue
+		}
+		if ref, err := g.reference(arg); err != nil || ref.Tag != "" || ref.Digest != "" {
+			continue
+		}
+		p, err := v.pin(ctx, g, arg)
+		if err != nil {
+			return nil, err
+		}
+		out[i], pinned = p, pinned+1
+	}
+	if pinned == 0 {
+		return nil, usageError{fmt.Errorf("--version: none of %v names a repository without a tag or digest", args)}
+	}
+	return out, nil
+}
+
+// refuse is the usage error of --version where it does not apply.
+func (v *versionFlag) refuse(why string) error {
+	if v.text == "" {
+		return nil
+	}
+	return usageError{fmt.Errorf("--version cannot be used with %s", why)}
+}
