@@ -84,6 +84,7 @@ var sentinels = map[string]error{
 	"registry.ErrTooLarge":          registry.ErrTooLarge,
 	"registry.ErrUnauthorized":      registry.ErrUnauthorized,
 	"registry.ErrUnreachable":       registry.ErrUnreachable,
+	"relocate.ErrImagesWithMany":    relocate.ErrImagesWithMany,
 	"relocate.ErrMalformedRecord":   relocate.ErrMalformedRecord,
 	"relocate.ErrTooMany":           relocate.ErrTooMany,
 	"render.ErrHelm":                render.ErrHelm,

@@ -115,9 +115,19 @@ type imageCopier func(ctx context.Context, repo registry.Reference) ([]ImageMapp
 // verification, the images and the relocation record, then the artifact's
 // tag.
 func toRegistry(ctx context.Context, c *registry.Client, src graphSource, items []Item, dst registry.Reference, opts Options, res *Result, images imageCopier) error {
+	dst, err := stage(ctx, c, src, items, dst, opts, res, images)
+	if err != nil {
+		return err
+	}
+	return setTag(ctx, c, src, items[0].Descriptor, dst, res)
+}
+
+// stage is toRegistry but for the tag: it returns dst with the tag to set
+// (dst's own, else the artifact item's).
+func stage(ctx context.Context, c *registry.Client, src graphSource, items []Item, dst registry.Reference, opts Options, res *Result, images imageCopier) (registry.Reference, error) {
 	root := items[0].Descriptor
 	if dst.Digest != "" && dst.Digest != root.Digest {
-		return fmt.Errorf("copy %s to %s: %w: the destination pins another digest", res.Source, dst, errdef.ErrDigestMismatch)
+		return dst, fmt.Errorf("copy %s to %s: %w: the destination pins another digest", res.Source, dst, errdef.ErrDigestMismatch)
 	}
 	if dst.Tag == "" {
 		dst.Tag = items[0].Tag
@@ -127,7 +137,7 @@ func toRegistry(ctx context.Context, c *registry.Client, src graphSource, items 
 	res.Destination, res.Items = repo.WithDigest(root.Digest).String(), items
 	for _, it := range items {
 		if err := pushItem(ctx, c, src, it, repo); err != nil {
-			return fmt.Errorf("copy %s (%s %s) to %s: %w", res.Source, it.Kind, it.Descriptor.Digest, repo, err)
+			return dst, fmt.Errorf("copy %s (%s %s) to %s: %w", res.Source, it.Kind, it.Descriptor.Digest, repo, err)
 		}
 	}
 	// Verified before the images are copied: a copy that fails here
@@ -136,29 +146,35 @@ func toRegistry(ctx context.Context, c *registry.Client, src graphSource, items 
 		v, err := verify.Verify(ctx, verify.Target{Client: c, Ref: repo}, root, opts.Policy)
 		res.Verification = v
 		if err != nil {
-			return fmt.Errorf("copy %s: at the destination %s (left untagged): %w", res.Source, res.Destination, err)
+			return dst, fmt.Errorf("copy %s: at the destination %s (left untagged): %w", res.Source, res.Destination, err)
 		}
 	}
 	if images != nil {
 		maps, imgItems, err := images(ctx, repo)
 		if err != nil {
-			return fmt.Errorf("copy %s: %w", res.Source, err)
+			return dst, fmt.Errorf("copy %s: %w", res.Source, err)
 		}
 		res.Images, res.Items = maps, append(res.Items, imgItems...)
 		if len(maps) > 0 {
 			d, err := pushRecord(ctx, c, repo, root, &Record{Images: maps})
 			if err != nil {
-				return err
+				return dst, err
 			}
 			res.Record = &d
 		}
 	}
-	if dst.Tag != "" {
-		if _, err := c.Push(ctx, src, root, dst); err != nil {
-			return fmt.Errorf("copy %s: tag %s: %w", res.Source, dst, err)
-		}
-		res.Tag = dst.Tag
+	return dst, nil
+}
+
+// setTag points dst's tag, if any, at root: the last step of a copy.
+func setTag(ctx context.Context, c *registry.Client, src graphSource, root ocispec.Descriptor, dst registry.Reference, res *Result) error {
+	if dst.Tag == "" {
+		return nil
 	}
+	if _, err := c.Push(ctx, src, root, dst); err != nil {
+		return fmt.Errorf("copy %s: tag %s: %w", res.Source, dst, err)
+	}
+	res.Tag = dst.Tag
 	return nil
 }
 

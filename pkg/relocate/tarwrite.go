@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -15,9 +16,9 @@ import (
 
 // writeLayoutTar writes the OCI layout directory dir as a tarball at path,
 // atomically: index.json with its manifests sorted (by tag, then digest), the
-// oci-layout file and blobs/, entries in byte order with fixed headers, so
-// the same content gives the same bytes.
-func writeLayoutTar(dir, path string) (err error) {
+// oci-layout file, blobs/ and the top-level files named in extra, entries in
+// byte order with fixed headers, so the same content gives the same bytes.
+func writeLayoutTar(dir, path string, extra ...string) (err error) {
 	if err := sortIndex(filepath.Join(dir, ocispec.ImageIndexFile)); err != nil {
 		return err
 	}
@@ -31,7 +32,7 @@ func writeLayoutTar(dir, path string) (err error) {
 		switch {
 		case rel == ".":
 			return nil
-		case rel == ocispec.ImageIndexFile, rel == ocispec.ImageLayoutFile:
+		case rel == ocispec.ImageIndexFile, rel == ocispec.ImageLayoutFile, slices.Contains(extra, rel) && !d.IsDir():
 		case rel == ocispec.ImageBlobsDir || len(rel) > 6 && rel[:6] == ocispec.ImageBlobsDir+"/":
 		case d.IsDir():
 			return filepath.SkipDir // oras-go's ingest directory

@@ -179,6 +179,11 @@ func ReadLock(path string) (*Lock, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseLock(b, path)
+}
+
+// parseLock decodes and checks a lock file's bytes; path names it in errors.
+func parseLock(b []byte, path string) (*Lock, error) {
 	var l Lock
 	dec := yamlv3.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)

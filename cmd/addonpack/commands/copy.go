@@ -23,9 +23,10 @@ func newCopy(g *globals) *cobra.Command {
 		maxReferrers int
 		images       bool
 		vr           versionFlag
+		stk          string
 	)
 	cmd := &cobra.Command{
-		Use:   "copy SRC DST (--key PUB | --policy FILE | --insecure-skip-verify)",
+		Use:   "copy (SRC DST | SRC --to-tarball OUT | --from-tarball IN DST | --stack FILE --to-tarball OUT | --stack FILE --from-tarball IN DST) (--key PUB | --policy FILE | --insecure-skip-verify)",
 		Short: "Copy an artifact with its signatures, attestations and referrers to another registry or an air gap",
 		Long: `copy resolves SRC once and copies the artifact by digest to DST's repository with everything
 that vouches for it: cosign's sha256-<hex>.sig/.att/.sbom tags under the same names, and every
@@ -57,6 +58,15 @@ referrer of the add-on, artifactType application/vnd.addonpack.relocation.v1+jso
 through kustomize's images transformer. With --to-tarball the images travel in the tarball
 and the record is written by --from-tarball --images.
 
+--stack FILE moves a whole locked stack (addonpack lock FILE first) across an air gap. With
+--to-tarball OUT, every add-on of FILE's lock — by its locked digest, with its signatures,
+attestations and referrers, each verified under the scope of its own repository — goes into
+one tarball, with FILE and its lock. On the other side, --stack FILE --from-tarball IN DST
+pushes every add-on to DST/NAME (DST is a registry and path prefix), verified in the tarball and
+again at DST under the scope of its new repository before any tag is set, and then writes FILE
+and its lock rewritten for DST (neither may exist): lock --check, render --stack and pull
+--stack then work against DST (specs/stack.md section 4.4).
+
 --version RANGE, with SRC naming a repository without a tag, copies the highest version the
 semver range matches (a pre-release only where the range names one: specs/stack.md), resolved
 once to a digest and copied as SRC:TAG@DIGEST ("resolved …" on stderr), tagged TAG at DST
@@ -64,7 +74,9 @@ unless DST names a tag.`,
 		Example: `  addonpack copy localhost:5000/addons/hello:0.1.0 localhost:5000/mirror/hello --key release.pub
   addonpack copy localhost:5000/addons/hello:0.1.0 --to-tarball hello.tar --key release.pub
   addonpack copy --from-tarball hello.tar localhost:5000/airgap/hello --key release.pub
-  addonpack copy localhost:5000/addons/hello localhost:5000/mirror/hello --version 0.x --key release.pub`,
+  addonpack copy localhost:5000/addons/hello localhost:5000/mirror/hello --version 0.x --key release.pub
+  addonpack copy --stack addons.yaml --to-tarball stack.tar --key release.pub
+  addonpack copy --stack airgap/addons.yaml --from-tarball stack.tar localhost:5000/airgap --key release.pub`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			want := 2
 			if toTarball != "" || fromTarball != "" {
@@ -73,6 +85,9 @@ unless DST names a tag.`,
 			if toTarball != "" && fromTarball != "" {
 				return usageError{errors.New("give --to-tarball or --from-tarball, not both")}
 			}
+			if stk != "" {
+				return copyStackArgs(args, toTarball, fromTarball)
+			}
 			if len(args) != want {
 				return usageError{fmt.Errorf("want %d argument(s) (%s), got %d", want, map[int]string{1: "SRC with --to-tarball, DST with --from-tarball", 2: "SRC DST"}[want], len(args))}
 			}
@@ -80,6 +95,12 @@ unless DST names a tag.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			if stk != "" {
+				if err := vr.refuse("--stack: the lock pins every add-on"); err != nil {
+					return err
+				}
+				return g.copyStack(cmd, stk, args, toTarball, fromTarball, &vf, relocate.Options{MaxReferrers: maxReferrers, Images: images}, f)
+			}
 			p, err := vf.policy(ctx, g)
 			if err != nil {
 				return err
@@ -142,6 +163,7 @@ unless DST names a tag.`,
 	fl := cmd.Flags()
 	fl.StringVar(&toTarball, "to-tarball", "", "write SRC with its signatures and referrers to this OCI layout tarball instead of a registry")
 	fl.StringVar(&fromTarball, "from-tarball", "", "push the artifact of this OCI layout tarball (FILE or FILE:TAG), with its signatures and referrers, to DST")
+	fl.StringVar(&stk, "stack", "", "copy every add-on of this locked stack: to --to-tarball OUT, or from a stack tarball (--from-tarball IN DST) to DST/NAME, writing this stack file and its lock for there")
 	fl.BoolVar(&images, "images", false, "also copy every container image the add-on lists, by digest, beside it (DST/<image repository>), and record the relocation for render")
 	fl.IntVar(&maxReferrers, "max-referrers", 0, fmt.Sprintf("most referrers to copy per manifest; more fails (default %d)", relocate.DefaultMaxReferrers))
 	addFormat(cmd, &f, true)

@@ -1,0 +1,249 @@
+package stack
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/opencontainers/go-digest"
+	yamlv3 "go.yaml.in/yaml/v3"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
+	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/relocate"
+)
+
+// TarballStackFile is the stack file a stack tarball carries beside its
+// OCI layout, next to its lock (LockName) (specs/stack.md section 4.4).
+const TarballStackFile = "addons.yaml"
+
+// ExportTarball writes every add-on of st's lock l — read by its locked
+// digest, with its signatures, attestations and referrers, and verified
+// under the scope of its own repository when opts.Policy is set — into one
+// OCI layout tarball at path, each tagged NAME-TAG (NAME for a root pinned
+// by digest) in index.json, with the stack file and the lock as top-level
+// files. The tarball is written atomically: a failure leaves nothing.
+func ExportTarball(ctx context.Context, c *registry.Client, st *Stack, l *Lock, path string, opts relocate.Options) ([]*relocate.Result, error) {
+	if _, err := Steps(st, l); err != nil { // the lock holds every root
+		return nil, err
+	}
+	stackBytes, err := readBounded(st.Path)
+	if err != nil {
+		return nil, err
+	}
+	lockBytes, err := l.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	var entries []relocate.Entry
+	for _, a := range l.Addons {
+		ref, err := lockedRef(a, a.Repository)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", LockPath(st.Path), err)
+		}
+		tag := a.Name
+		if a.Tag != "" {
+			tag += "-" + a.Tag
+		}
+		entries = append(entries, relocate.Entry{Ref: ref, Name: a.Name, LayoutTag: tag})
+	}
+	files := map[string][]byte{TarballStackFile: stackBytes, LockName: lockBytes}
+	return relocate.ToTarballMany(ctx, c, entries, path, files, opts)
+}
+
+// ImportTarball pushes every add-on of the stack tarball at path (written
+// by ExportTarball) to prefix/NAME — verified in the tarball, and again at
+// its destination, under the scope of that repository, before any tag is
+// set — and writes the tarball's stack file, rewritten for the new
+// location (Relocated), to stackOut and its lock beside it. Neither may
+// exist yet (errdef.ErrExists); they are written only when every add-on
+// copied and verified.
+func ImportTarball(ctx context.Context, c *registry.Client, path string, prefix registry.Reference, stackOut string, opts relocate.Options) (*Lock, []*relocate.Result, error) {
+	if prefix.Tag != "" || prefix.Digest != "" {
+		return nil, nil, fmt.Errorf("%s: %w: the destination of a stack is a registry and path prefix, without a tag or digest", prefix, errdef.ErrInvalidArgument)
+	}
+	for _, p := range []string{stackOut, LockPath(stackOut)} {
+		if _, err := os.Lstat(p); err == nil {
+			return nil, nil, fmt.Errorf("%s: %w: remove it or choose another stack file", p, errdef.ErrExists)
+		}
+	}
+	sb, err := relocate.ReadLayoutFile(path, TarballStackFile, maxFileBytes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w (not a stack tarball: copy --stack FILE --to-tarball writes one)", err, ErrStack)
+	}
+	st, err := Parse(sb, stackOut)
+	if err != nil {
+		return nil, nil, err
+	}
+	lb, err := relocate.ReadLayoutFile(path, LockName, maxFileBytes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", err, ErrStack)
+	}
+	l, err := parseLock(lb, path+":"+LockName)
+	if err != nil {
+		return nil, nil, err
+	}
+	newStack, newLock, err := Relocated(st, l, prefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	var entries []relocate.Entry
+	for _, a := range newLock.Addons {
+		ref, err := lockedRef(a, a.Repository)
+		if err != nil {
+			return nil, nil, err
+		}
+		entries = append(entries, relocate.Entry{Ref: ref, Name: a.Name})
+	}
+	results, err := relocate.FromTarballMany(ctx, c, path, entries, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := writeBoth(stackOut, newStack, newLock); err != nil {
+		return nil, nil, err
+	}
+	return newLock, results, nil
+}
+
+// Relocated rewrites a stack file and its lock for a copy of every add-on
+// to prefix/NAME: each repository becomes prefix's repository followed by
+// the add-on's name, so that the name claim holds by the repository alone.
+// Versions, tags, digests, levels, requirements and the order are kept; so
+// are the stack file's names, values and policy.
+func Relocated(st *Stack, l *Lock, prefix registry.Reference) (*Stack, *Lock, error) {
+	if _, err := Steps(st, l); err != nil {
+		return nil, nil, err
+	}
+	moved := map[string]string{} // old repository → new
+	nl := *l
+	nl.Addons = nil
+	for _, a := range l.Addons {
+		repo := prefix.Repo() + "/" + a.Name
+		if _, err := registry.ParseReference(repo); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w: %w", a.Name, ErrStack, err)
+		}
+		moved[a.Repository] = repo
+		a.Repository = repo
+		nl.Addons = append(nl.Addons, a)
+	}
+	ns := *st
+	ns.Addons = nil
+	for _, e := range st.Addons {
+		e.Repository = moved[e.repo.Repo()]
+		ns.Addons = append(ns.Addons, e)
+	}
+	b, err := ns.Marshal()
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := Parse(b, st.Path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, &nl, nil
+}
+
+// Marshal writes the stack file as YAML, keys in the order of
+// specs/stack.md section 4.
+func (s *Stack) Marshal() ([]byte, error) {
+	type entry struct {
+		Name       string        `yaml:"name,omitempty"`
+		Repository string        `yaml:"repository"`
+		Version    string        `yaml:"version,omitempty"`
+		Digest     digest.Digest `yaml:"digest,omitempty"`
+		Values     string        `yaml:"values,omitempty"`
+	}
+	out := struct {
+		APIVersion string  `yaml:"apiVersion"`
+		Kind       string  `yaml:"kind"`
+		Addons     []entry `yaml:"addons"`
+		Policy     string  `yaml:"policy,omitempty"`
+	}{APIVersion: s.APIVersion, Kind: s.Kind, Policy: s.Policy}
+	for _, e := range s.Addons {
+		out.Addons = append(out.Addons, entry{e.Name, e.Repository, e.Version, e.Digest, e.Values})
+	}
+	var b bytes.Buffer
+	enc := yamlv3.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(out); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// lockedRef is the locked add-on a in repository repo: REPO:TAG@DIGEST
+// (REPO@DIGEST without a tag).
+func lockedRef(a LockedAddon, repo string) (registry.Reference, error) {
+	ref, err := registry.ParseReference(repo)
+	if err != nil {
+		return ref, fmt.Errorf("%s: %w: %w", a.Name, ErrStack, err)
+	}
+	ref.Tag, ref.Digest = a.Tag, a.Digest
+	return ref, nil
+}
+
+// writeBoth writes the stack file at path and its lock beside it, each
+// atomically and neither over an existing file; a failure removes what
+// was written.
+func writeBoth(path string, st *Stack, l *Lock) error {
+	b, err := st.Marshal()
+	if err != nil {
+		return err
+	}
+	lockPath := LockPath(path)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	if err := l.writeNew(lockPath); err != nil {
+		return fmt.Errorf("%s: %w", lockPath, err)
+	}
+	if err := writeNewFile(path, b); err != nil {
+		os.Remove(lockPath)
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// writeNew writes the lock to path, which must not exist.
+func (l *Lock) writeNew(path string) error {
+	b, err := l.Marshal()
+	if err != nil {
+		return err
+	}
+	return writeNewFile(path, b)
+}
+
+// writeNewFile writes data to a temporary file beside path and links it
+// into place: never over an existing file (errdef.ErrExists).
+func writeNewFile(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Link(tmp.Name(), path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%w: %w", errdef.ErrExists, err)
+		}
+		return err
+	}
+	return nil
+}
