@@ -116,6 +116,16 @@ func TestResolveRefusals(t *testing.T) {
 	for i := range 40 { // a chain that never ends within the bounds
 		f.add(fmt.Sprintf("deep%d", i), "1.0.0", fmt.Sprintf("deep%d *", i+1))
 	}
+	// A graph too wide: two add-ons of 40 dependencies each.
+	for w := range 2 {
+		var deps []string
+		for i := range 40 {
+			leaf := fmt.Sprintf("leaf%d", 40*w+i)
+			f.add(leaf, "1.0.0")
+			deps = append(deps, leaf+" *")
+		}
+		f.add(fmt.Sprintf("wide%d", w), "1.0.0", deps...)
+	}
 	tests := []struct {
 		name, stack string
 		keep        map[string]string
@@ -140,6 +150,10 @@ func TestResolveRefusals(t *testing.T) {
 		name:  "a graph beyond the bounds",
 		stack: "  - repository: registry.example/addons/deep0\n    version: '*'\n",
 		msg:   "registry.example/addons/deep17: stack does not resolve: more than 16 dependencies deep: stack → deep0 1.0.0 → deep1 1.0.0 → deep2 1.0.0",
+	}, {
+		name:  "a graph too wide",
+		stack: "  - repository: registry.example/addons/wide0\n    version: '*'\n  - repository: registry.example/addons/wide1\n    version: '*'\n",
+		msg:   "stack does not resolve: more than 64 add-ons",
 	}, {
 		name:  "a kept tag that no longer fits",
 		stack: "  - repository: registry.example/addons/cert-operator\n    version: '0.2.0'\n",
