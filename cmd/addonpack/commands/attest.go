@@ -50,10 +50,6 @@ certificate for your OIDC identity, logged in Rekor and stored as a Sigstore bun
 		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			opts, err := sf.options()
-			if err != nil {
-				return err
-			}
 			if predicate == "" || typ == "" {
 				return usageError{fmt.Errorf("--predicate and --type are required")}
 			}
@@ -65,21 +61,21 @@ certificate for your OIDC identity, logged in Rekor and stored as a Sigstore bun
 			if err != nil {
 				return err
 			}
-			t, desc, s, err := g.signingTarget(ctx, args[0], &sf, &opts)
+			st, err := g.signingTarget(ctx, args[0], &sf)
 			if err != nil {
 				return err
 			}
-			ref := t.Ref
-			stmt, err := sign.Statement(ref.Repo(), desc.Digest, pt, body)
+			ref := st.target.Ref
+			stmt, err := sign.Statement(ref.Repo(), st.desc.Digest, pt, body)
 			if err != nil {
 				return err
 			}
-			res, err := sign.Attest(ctx, t, desc, s, stmt, opts)
+			res, err := sign.Attest(ctx, st.target, st.desc, st.signer, stmt, st.opts)
 			if err != nil {
 				return err
 			}
 			return f.print(g.streams.Out, res, func(w io.Writer) error {
-				_, err := fmt.Fprintf(w, "Attested %s (%s) with %s at %s\n", ref.WithDigest(desc.Digest), res.PredicateType, signedBy(*res), res.Location)
+				_, err := fmt.Fprintf(w, "Attested %s (%s) with %s at %s\n", ref.WithDigest(st.desc.Digest), res.PredicateType, signedBy(*res), res.Location)
 				return err
 			})
 		},

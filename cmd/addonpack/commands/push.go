@@ -11,6 +11,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/keys"
 	"github.com/addonpack/addonpack/pkg/provenance"
 	"github.com/addonpack/addonpack/pkg/push"
+	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/sign"
 )
 
@@ -75,26 +76,12 @@ per add-on; a failure does not stop the others, and the first one sets the exit 
 			if err != nil {
 				return err
 			}
-			c, err := g.client()
+			c, popts, err := g.pushOptions(cmd.Context(), &sf, builderID, lf)
 			if err != nil {
 				return err
 			}
-			bopts, err := g.buildOptions(cmd.Context())
-			if err != nil {
-				return err
-			}
-			limits, err := lf.limits()
-			if err != nil {
-				return err
-			}
-			bopts.Limits = &limits
-			bopts.Progress = g.progress.packing("Packing " + args[0])
-			popts := push.Options{Build: bopts, Name: name}
-			if sf.signs() {
-				if popts.Sign, err = g.pushSignOptions(cmd.Context(), &sf, builderID); err != nil {
-					return err
-				}
-			}
+			popts.Name = name
+			popts.Build.Progress = g.progress.packing("Packing " + args[0])
 			done := g.progress.activity("Pushing " + args[0])
 			res, err := push.Push(cmd.Context(), c, args[0], ref, popts)
 			done(err)
@@ -120,6 +107,31 @@ per add-on; a failure does not stop the others, and the first one sets the exit 
 	lf.add(cmd)
 	addFormat(cmd, &f, true)
 	return cmd
+}
+
+// pushOptions builds the client and the options push and push --prefix share:
+// build settings, limits, and signing when a key or --keyless is given.
+func (g *globals) pushOptions(ctx context.Context, sf *signFlags, builderID string, lf *limitFlags) (*registry.Client, push.Options, error) {
+	c, err := g.client()
+	if err != nil {
+		return nil, push.Options{}, err
+	}
+	bopts, err := g.buildOptions(ctx)
+	if err != nil {
+		return nil, push.Options{}, err
+	}
+	limits, err := lf.limits()
+	if err != nil {
+		return nil, push.Options{}, err
+	}
+	bopts.Limits = &limits
+	opts := push.Options{Build: bopts}
+	if sf.signs() {
+		if opts.Sign, err = g.pushSignOptions(ctx, sf, builderID); err != nil {
+			return nil, push.Options{}, err
+		}
+	}
+	return c, opts, nil
 }
 
 // pushSignOptions gathers the provenance settings; push unlocks the key once,

@@ -31,24 +31,9 @@ func (g *globals) pushMany(ctx context.Context, prefix string, dirs []string, sf
 		}
 		items[i] = push.Item{Src: dir, Ref: ref}
 	}
-	c, err := g.client()
+	c, opts, err := g.pushOptions(ctx, sf, builderID, lf)
 	if err != nil {
 		return err
-	}
-	bopts, err := g.buildOptions(ctx)
-	if err != nil {
-		return err
-	}
-	limits, err := lf.limits()
-	if err != nil {
-		return err
-	}
-	bopts.Limits = &limits
-	opts := push.Options{Build: bopts}
-	if sf.signs() {
-		if opts.Sign, err = g.pushSignOptions(ctx, sf, builderID); err != nil {
-			return err
-		}
 	}
 	done := g.progress.activity(fmt.Sprintf("Pushing %d add-ons", len(items)))
 	outcomes, err := push.All(ctx, c, items, push.BatchOptions{Options: opts})

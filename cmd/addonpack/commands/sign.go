@@ -106,21 +106,16 @@ default to Sigstore's public-good services (no timestamp authority).`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			opts, err := sf.options()
+			st, err := g.signingTarget(ctx, args[0], &sf)
 			if err != nil {
 				return err
 			}
-			t, desc, s, err := g.signingTarget(ctx, args[0], &sf, &opts)
-			if err != nil {
-				return err
-			}
-			ref := t.Ref
-			res, err := sign.Sign(ctx, t, desc, s, opts)
+			res, err := sign.Sign(ctx, st.target, st.desc, st.signer, st.opts)
 			if err != nil {
 				return err
 			}
 			return f.print(g.streams.Out, res, func(w io.Writer) error {
-				_, err := fmt.Fprintf(w, "Signed %s with %s (%s) at %s\n", ref.WithDigest(desc.Digest), signedBy(*res), res.Format, res.Location)
+				_, err := fmt.Fprintf(w, "Signed %s with %s (%s) at %s\n", st.target.Ref.WithDigest(st.desc.Digest), signedBy(*res), res.Format, res.Location)
 				return err
 			})
 		},
@@ -131,20 +126,33 @@ default to Sigstore's public-good services (no timestamp authority).`,
 	return cmd
 }
 
-// signingTarget resolves arg once and unlocks the key (or prepares keyless
-// signing in opts): what sign and attest need.
-func (g *globals) signingTarget(ctx context.Context, arg string, sf *signFlags, opts *sign.Options) (sign.Target, ocispec.Descriptor, *keys.Signer, error) {
+// signingTarget is what sign and attest act on: REF resolved once, the key
+// unlocked (or keyless signing prepared in opts).
+type signingTarget struct {
+	target sign.Target
+	desc   ocispec.Descriptor
+	signer *keys.Signer
+	opts   sign.Options
+}
+
+// signingTarget parses the signing flags, resolves arg once and unlocks the
+// key: the common start of sign and attest.
+func (g *globals) signingTarget(ctx context.Context, arg string, sf *signFlags) (signingTarget, error) {
+	opts, err := sf.options()
+	if err != nil {
+		return signingTarget{}, err
+	}
 	c, ref, err := g.resolveTarget(ctx, arg)
 	if err != nil {
-		return sign.Target{}, ocispec.Descriptor{}, nil, err
+		return signingTarget{}, err
 	}
-	s, err := g.signerFor(ctx, sf, opts)
+	s, err := g.signerFor(ctx, sf, &opts)
 	if err != nil {
-		return sign.Target{}, ocispec.Descriptor{}, nil, err
+		return signingTarget{}, err
 	}
 	desc, err := c.Resolve(ctx, ref)
 	if err != nil {
-		return sign.Target{}, ocispec.Descriptor{}, nil, c.ExplainNotFound(ctx, ref, err)
+		return signingTarget{}, c.ExplainNotFound(ctx, ref, err)
 	}
-	return sign.Target{Client: c, Ref: ref}, desc, s, nil
+	return signingTarget{target: sign.Target{Client: c, Ref: ref}, desc: desc, signer: s, opts: opts}, nil
 }
