@@ -20,29 +20,7 @@ import (
 // stack's values (the commands of examples/stack/README.md).
 func TestExampleStackLock(t *testing.T) {
 	reg := testregistry.New(t)
-	dir := t.TempDir()
-	keygen(t, dir, "release")
-	env := []string{"COSIGN_PASSWORD=" + testPassword}
-	rewrite := func(from, to string) {
-		t.Helper()
-		b, err := os.ReadFile(from)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := strings.ReplaceAll(string(b), "registry.example.com/addons/", reg.Host()+"/addons/")
-		if err := os.WriteFile(to, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, a := range []struct{ name, version string }{{"cert-manager", "1.15.3"}, {"cert-operator", "0.9.0"}} {
-		copyDir(t, a.name, filepath.Join(dir, a.name))
-		rewrite(filepath.Join(a.name, "addon.yaml"), filepath.Join(dir, a.name, "addon.yaml")) // cert-operator's dependency
-		if out, code := addonpack(t, dir, env, "push", "./"+a.name, reg.Host()+"/addons/"+a.name+":"+a.version, "--key", "release.key"); code != 0 {
-			t.Fatalf("push %s: exit %d\n%s", a.name, code, out)
-		}
-	}
-	copyDir(t, "stack", filepath.Join(dir, "stack"))
-	rewrite(filepath.Join("stack", "addons.yaml"), filepath.Join(dir, "stack", "addons.yaml"))
+	dir := publishExampleStack(t, reg)
 
 	if out, code := addonpack(t, dir, nil, "lock", "stack/addons.yaml", "--key", "release.pub"); code != 0 {
 		t.Fatalf("lock: exit %d\n%s", code, out)
@@ -96,4 +74,36 @@ func TestExampleStackLock(t *testing.T) {
 			t.Errorf("cert-operator rendered without stack/cert-operator.yaml")
 		}
 	}
+}
+
+// publishExampleStack pushes the example add-ons cert-manager 1.15.3 and
+// cert-operator 0.9.0 signed with release.key to reg, and copies
+// examples/stack to DIR/stack with registry.example.com rewritten to reg (in
+// cert-operator's dependency too). It returns DIR, which holds release.pub.
+func publishExampleStack(t *testing.T, reg *testregistry.Registry) string {
+	t.Helper()
+	dir := t.TempDir()
+	keygen(t, dir, "release")
+	env := []string{"COSIGN_PASSWORD=" + testPassword}
+	rewrite := func(from, to string) {
+		t.Helper()
+		b, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := strings.ReplaceAll(string(b), "registry.example.com/addons/", reg.Host()+"/addons/")
+		if err := os.WriteFile(to, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, a := range []struct{ name, version string }{{"cert-manager", "1.15.3"}, {"cert-operator", "0.9.0"}} {
+		copyDir(t, a.name, filepath.Join(dir, a.name))
+		rewrite(filepath.Join(a.name, "addon.yaml"), filepath.Join(dir, a.name, "addon.yaml"))
+		if out, code := addonpack(t, dir, env, "push", "./"+a.name, reg.Host()+"/addons/"+a.name+":"+a.version, "--key", "release.key"); code != 0 {
+			t.Fatalf("push %s: exit %d\n%s", a.name, code, out)
+		}
+	}
+	copyDir(t, "stack", filepath.Join(dir, "stack"))
+	rewrite(filepath.Join("stack", "addons.yaml"), filepath.Join(dir, "stack", "addons.yaml"))
+	return dir
 }

@@ -95,7 +95,15 @@ type jobSpec struct {
 // with kyaml, and returns the objects.
 func installJob(t *testing.T) []k8sObject {
 	t.Helper()
-	files, err := filepath.Glob("install-job/*.yaml")
+	return kustomizeExample(t, "install-job")
+}
+
+// kustomizeExample builds the example directory dir with kustomize and
+// returns its objects, checking that the kustomization lists every object its
+// files hold.
+func kustomizeExample(t *testing.T, dir string) []k8sObject {
+	t.Helper()
+	files, err := filepath.Glob(dir + "/*.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,9 +123,9 @@ func installJob(t *testing.T) []k8sObject {
 			}
 		}
 	}
-	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), "install-job")
+	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), dir)
 	if err != nil {
-		t.Fatalf("kustomize build install-job: %v", err)
+		t.Fatalf("kustomize build %s: %v", dir, err)
 	}
 	out, err := m.AsYaml()
 	if err != nil {

@@ -29,9 +29,25 @@ type jobRun struct {
 
 func runInstallJob(t *testing.T, objs []k8sObject, addonRef string, pubKey []byte) jobRun {
 	t.Helper()
+	return runJob(t, objs, map[string]string{"cosign.pub": string(pubKey)}, map[string]string{"ADDON_REF": addonRef}, nil)
+}
+
+// runJob runs the Job in objs with the user's edits: configData replaces
+// ConfigMap keys, envEdits the container's env values. The fake kubectl
+// appends each call's arguments as one line to kubectlLog/calls and copies
+// the directory of each -k to kubectlLog/stage-N (N counting from 1), so the
+// order and content of staged applies can be checked; applyOut[N-1] is what
+// the Nth -k apply prints (the objects a real one would name).
+func runJob(t *testing.T, objs []k8sObject, configData, envEdits map[string]string, applyOut []string) jobRun {
+	t.Helper()
 	jobs := find(objs, "Job")
 	job, c := parseJob(t, jobs[0])
 	r := jobRun{root: t.TempDir(), kubectlLog: t.TempDir()}
+	for i, out := range applyOut {
+		if err := os.WriteFile(filepath.Join(r.kubectlLog, fmt.Sprintf("out-%d", i+1)), []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	vols := map[string]int{}
 	for i, v := range job.Template.Spec.Volumes {
 		vols[v.Name] = i
@@ -53,8 +69,8 @@ func runInstallJob(t *testing.T, objs []k8sObject, addonRef string, pubKey []byt
 				continue
 			}
 			for k, val := range cm.Data {
-				if k == "cosign.pub" {
-					val = string(pubKey) // the user's edit: the publisher's key
+				if edit, ok := configData[k]; ok {
+					val = edit // the user's edit: the publisher's key, the stack's lock
 				}
 				if err := os.WriteFile(filepath.Join(dir, k), []byte(val), 0o444); err != nil {
 					t.Fatal(err)
@@ -82,10 +98,15 @@ func runInstallJob(t *testing.T, objs []k8sObject, addonRef string, pubKey []byt
 	writeExecutable(t, filepath.Join(fake, "kubectl"), fmt.Sprintf(`#!/bin/sh
 log=%q
 printf '%%s\n' "$@" > "$log/args"
-cat > "$log/stdin"
+printf '%%s\n' "$*" >> "$log/calls"
 prev=
 for a in "$@"; do
   if [ "$prev" = -f ]; then cp "$a" "$log/applied.yaml"; fi
+  if [ "$prev" = -k ]; then
+    n=$(ls "$log" | grep -c '^stage-' || true)
+    cp -R "$a" "$log/stage-$((n+1))"
+    if [ -f "$log/out-$((n+1))" ]; then cat "$log/out-$((n+1))"; exit 0; fi
+  fi
   prev=$a
 done
 echo "fake kubectl: applied"
@@ -94,8 +115,8 @@ echo "fake kubectl: applied"
 	env := []string{"PATH=" + fake + string(os.PathListSeparator) + binDir + string(os.PathListSeparator) + systemPath()}
 	for _, e := range c.Env {
 		v := e.Value
-		if e.Name == "ADDON_REF" {
-			v = addonRef // the user's edit: the add-on to install
+		if edit, ok := envEdits[e.Name]; ok {
+			v = edit // the user's edit: the add-on to install
 		}
 		env = append(env, e.Name+"="+mapPaths(v))
 	}
