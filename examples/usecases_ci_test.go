@@ -3,6 +3,7 @@ package examples_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,11 +20,9 @@ import (
 // (a) the publisher's release pipeline
 
 type ghWorkflow struct {
-	Name string `yaml:"name"`
-	On   map[string]struct {
-		Tags []string `yaml:"tags"`
-	} `yaml:"on"`
-	Permissions map[string]string `yaml:"permissions"`
+	Name        string               `yaml:"name"`
+	On          map[string]ghTrigger `yaml:"on"`
+	Permissions map[string]string    `yaml:"permissions"`
 	Concurrency struct {
 		Group            string `yaml:"group"`
 		CancelInProgress bool   `yaml:"cancel-in-progress"`
@@ -35,6 +34,39 @@ type ghWorkflow struct {
 		} `yaml:"run"`
 	} `yaml:"defaults"`
 	Jobs map[string]ghJob `yaml:"jobs"`
+}
+
+// ghTrigger is one event under on: a mapping (push: {tags: …}), or the
+// schedule's list of crons.
+type ghTrigger struct {
+	Tags     []string
+	Schedule []string
+}
+
+func (g *ghTrigger) UnmarshalYAML(n *yamlv3.Node) error {
+	if n.Kind == yamlv3.SequenceNode {
+		var crons []struct {
+			Cron string `yaml:"cron"`
+		}
+		if err := n.Decode(&crons); err != nil {
+			return err
+		}
+		for _, c := range crons {
+			g.Schedule = append(g.Schedule, c.Cron)
+		}
+		return nil
+	}
+	var m map[string][]string
+	if err := n.Decode(&m); err != nil {
+		return err
+	}
+	for k := range m {
+		if k != "tags" {
+			return fmt.Errorf("line %d: trigger field %q the test runner does not know", n.Line, k)
+		}
+	}
+	g.Tags = m["tags"]
+	return nil
 }
 
 type ghJob struct {

@@ -145,7 +145,7 @@ exit 2
 		"GITHUB_REPOSITORY_OWNER": ciOwner, "GITHUB_ACTOR": ciActor,
 		"GITHUB_REF": r.github["ref"], "GITHUB_REF_NAME": r.github["ref_name"], "GITHUB_REF_TYPE": "tag",
 		"GITHUB_SHA": r.github["sha"], "GITHUB_WORKFLOW_REF": r.github["workflow_ref"],
-		"GITHUB_RUN_ID": "4242", "GITHUB_RUN_ATTEMPT": "1", "GITHUB_EVENT_NAME": "push",
+		"GITHUB_RUN_ID": "4242", "GITHUB_RUN_ATTEMPT": "1", "GITHUB_EVENT_NAME": r.eventName(),
 		"GITHUB_ENV": filepath.Join(r.temp, "github_env"), "GITHUB_PATH": filepath.Join(r.temp, "github_path"),
 		"GITHUB_STEP_SUMMARY": r.summary,
 		"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull, "LANG": "C.UTF-8",
@@ -168,6 +168,9 @@ exit 2
 			name := s.Name
 			if name == "" {
 				name = s.Uses
+			}
+			if s.If != "" && !r.cond(t, s.If) {
+				continue
 			}
 			r.ranSteps = append(r.ranSteps, name)
 			switch {
@@ -232,6 +235,27 @@ exit 2
 	}
 	r.dockerConfig = exported["DOCKER_CONFIG"]
 	return "", ""
+}
+
+// eventName is github.event_name: "push" unless the test sets another.
+func (r *ghRun) eventName() string {
+	if e, ok := r.github["event_name"]; ok {
+		return e
+	}
+	return "push"
+}
+
+var ghEventCond = regexp.MustCompile(`^github\.event_name\s*(==|!=)\s*'([a-z_]+)'$`)
+
+// cond evaluates a step's if: — only `github.event_name == 'NAME'` or `!=`;
+// anything else fails the test rather than being guessed.
+func (r *ghRun) cond(t *testing.T, expr string) bool {
+	t.Helper()
+	m := ghEventCond.FindStringSubmatch(strings.TrimSpace(expr))
+	if m == nil {
+		t.Fatalf("unsupported if: %s", expr)
+	}
+	return (r.eventName() == m[2]) == (m[1] == "==")
 }
 
 func maps2(m map[string]string) map[string]string {
