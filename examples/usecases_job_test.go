@@ -138,6 +138,25 @@ func kustomizeExample(t *testing.T, dir string) []k8sObject {
 	return objs
 }
 
+// checkReadmeShowsScript: the README at md shows exactly one job-script block,
+// and it is script, the one job.yaml runs.
+func checkReadmeShowsScript(t *testing.T, md, script string) {
+	t.Helper()
+	b, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown []string
+	for _, blk := range docBlocks(t, string(b)) {
+		if blk.lang == "sh" && strings.HasPrefix(blk.marker, jobScriptReadme) {
+			shown = append(shown, strings.TrimSpace(blk.text))
+		}
+	}
+	if len(shown) != 1 || shown[0] != strings.TrimSpace(script) {
+		t.Errorf("%s shows %q, job.yaml runs %q", md, shown, script)
+	}
+}
+
 func parseObjects(t *testing.T, b []byte) []k8sObject {
 	t.Helper()
 	nodes, err := kio.FromBytes(b)
@@ -270,20 +289,7 @@ func TestUseCaseInstallJobManifests(t *testing.T) {
 		}
 	}
 	// The README shows the same script.
-	md, err := os.ReadFile("install-job/README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocks := docBlocks(t, string(md))
-	var shown []string
-	for _, b := range blocks {
-		if b.lang == "sh" && strings.HasPrefix(b.marker, jobScriptReadme) {
-			shown = append(shown, strings.TrimSpace(b.text))
-		}
-	}
-	if len(shown) != 1 || shown[0] != strings.TrimSpace(script) {
-		t.Errorf("install-job/README.md shows %q, job.yaml runs %q", shown, script)
-	}
+	checkReadmeShowsScript(t, "install-job/README.md", script)
 
 	// RBAC: nothing broad; bound to the Job's ServiceAccount only.
 	for _, kind := range []string{"Role", "ClusterRole"} {

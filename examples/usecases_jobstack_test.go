@@ -40,19 +40,7 @@ func TestUseCaseInstallJobStack(t *testing.T) {
 	}
 
 	_, c := parseJob(t, find(objs, "Job")[0])
-	md, err := os.ReadFile("install-job-stack/README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var shown []string
-	for _, b := range docBlocks(t, string(md)) {
-		if b.lang == "sh" && strings.HasPrefix(b.marker, jobScriptReadme) {
-			shown = append(shown, strings.TrimSpace(b.text))
-		}
-	}
-	if len(shown) != 1 || shown[0] != strings.TrimSpace(c.Args[0]) {
-		t.Errorf("install-job-stack/README.md shows %q, job.yaml runs %q", shown, c.Args[0])
-	}
+	checkReadmeShowsScript(t, "install-job-stack/README.md", c.Args[0])
 
 	reg := testregistry.New(t)
 	dir := publishExampleStack(t, reg)
