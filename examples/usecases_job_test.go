@@ -138,6 +138,80 @@ func kustomizeExample(t *testing.T, dir string) []k8sObject {
 	return objs
 }
 
+// checkJobHardened checks what every install Job of the examples must be: one
+// Job, run to completion with retries and a deadline, non-root on a read-only
+// root filesystem with no capabilities, its own ServiceAccount (token mounted
+// for kubectl, the only subject of every binding), emptyDirs for /work and
+// /tmp holding HOME and TMPDIR, and a /bin/sh -euc script whose absolute paths
+// are all on mounted volumes. It returns the Job, its container and the mount
+// paths (mount path → volume name).
+func checkJobHardened(t *testing.T, objs []k8sObject) (jobSpec, k8sContainer, map[string]string) {
+	t.Helper()
+	jobs := find(objs, "Job")
+	if len(jobs) != 1 {
+		t.Fatalf("want one Job, got %d", len(jobs))
+	}
+	job, c := parseJob(t, jobs[0])
+	ps := job.Template.Spec
+	if ps.RestartPolicy != "Never" || job.BackoffLimit == nil || *job.BackoffLimit < 1 ||
+		job.ActiveDeadlineSeconds == nil || *job.ActiveDeadlineSeconds < 60 {
+		t.Errorf("Job: restartPolicy %q, backoffLimit %v, activeDeadlineSeconds %v", ps.RestartPolicy, job.BackoffLimit, job.ActiveDeadlineSeconds)
+	}
+	if ps.SecurityContext.RunAsNonRoot == nil || !*ps.SecurityContext.RunAsNonRoot || ps.SecurityContext.RunAsUser == nil || *ps.SecurityContext.RunAsUser == 0 {
+		t.Errorf("pod securityContext must run as a non-root uid: %+v", ps.SecurityContext)
+	}
+	sc := c.SecurityContext
+	if sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation ||
+		!slices.Equal(sc.Capabilities.Drop, []string{"ALL"}) {
+		t.Errorf("container securityContext: %+v", sc)
+	}
+	sas := find(objs, "ServiceAccount")
+	if len(sas) != 1 || ps.ServiceAccountName != sas[0].Metadata.Name || sas[0].Metadata.Namespace != jobs[0].Metadata.Namespace {
+		t.Errorf("Job runs as %q; ServiceAccounts %+v", ps.ServiceAccountName, sas)
+	}
+	if ps.AutomountServiceAccountToken == nil || !*ps.AutomountServiceAccountToken {
+		t.Error("the Job's pod must mount the ServiceAccount token: kubectl uses it")
+	}
+
+	mounts := map[string]string{}
+	for _, m := range c.VolumeMounts {
+		mounts[m.MountPath] = m.Name
+	}
+	vols := map[string]int{}
+	for i, v := range ps.Volumes {
+		vols[v.Name] = i
+	}
+	for _, p := range []string{"/work", "/tmp"} {
+		if v := ps.Volumes[vols[mounts[p]]]; v.EmptyDir == nil {
+			t.Errorf("%s must be an emptyDir (read-only root filesystem)", p)
+		}
+	}
+	env := map[string]string{}
+	for _, e := range c.Env {
+		env[e.Name] = e.Value
+	}
+	if !underMount(env["HOME"], mounts) || !underMount(env["TMPDIR"], mounts) {
+		t.Errorf("HOME %q and TMPDIR %q must be on a mounted volume", env["HOME"], env["TMPDIR"])
+	}
+	if !slices.Equal(c.Command, []string{"/bin/sh", "-euc"}) || len(c.Args) != 1 {
+		t.Fatalf("command %q args %q: want /bin/sh -euc SCRIPT", c.Command, c.Args)
+	}
+	for _, p := range regexp.MustCompile(`(?:^|\s)(/[^\s"']+)`).FindAllStringSubmatch(c.Args[0], -1) {
+		if !underMount(p[1], mounts) {
+			t.Errorf("script path %s is not on a mounted volume", p[1])
+		}
+	}
+	for _, kind := range []string{"RoleBinding", "ClusterRoleBinding"} {
+		for _, o := range find(objs, kind) {
+			if len(o.Subjects) != 1 || o.Subjects[0].Kind != "ServiceAccount" || o.Subjects[0].Name != ps.ServiceAccountName ||
+				o.Subjects[0].Namespace != jobs[0].Metadata.Namespace {
+				t.Errorf("%s %s binds %+v", kind, o.Metadata.Name, o.Subjects)
+			}
+		}
+	}
+	return job, c, mounts
+}
+
 // checkReadmeShowsScript: the README at md shows exactly one job-script block,
 // and it is script, the one job.yaml runs.
 func checkReadmeShowsScript(t *testing.T, md, script string) {
@@ -209,37 +283,11 @@ func TestUseCaseInstallJobManifests(t *testing.T) {
 	if kinds := kindsOf(objs); !slices.Equal(kinds, want) {
 		t.Fatalf("kinds %v, want %v", kinds, want)
 	}
+	job, c, mounts := checkJobHardened(t, objs)
 	jobs := find(objs, "Job")
-	if len(jobs) != 1 {
-		t.Fatalf("want one Job, got %d", len(jobs))
-	}
-	job, c := parseJob(t, jobs[0])
 	ps := job.Template.Spec
-	if ps.RestartPolicy != "Never" || job.BackoffLimit == nil || *job.BackoffLimit < 1 ||
-		job.ActiveDeadlineSeconds == nil || *job.ActiveDeadlineSeconds < 60 {
-		t.Errorf("Job: restartPolicy %q, backoffLimit %v, activeDeadlineSeconds %v", ps.RestartPolicy, job.BackoffLimit, job.ActiveDeadlineSeconds)
-	}
-	if ps.SecurityContext.RunAsNonRoot == nil || !*ps.SecurityContext.RunAsNonRoot || ps.SecurityContext.RunAsUser == nil || *ps.SecurityContext.RunAsUser == 0 {
-		t.Errorf("pod securityContext must run as a non-root uid: %+v", ps.SecurityContext)
-	}
-	sc := c.SecurityContext
-	if sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation ||
-		!slices.Equal(sc.Capabilities.Drop, []string{"ALL"}) {
-		t.Errorf("container securityContext: %+v", sc)
-	}
-	sas := find(objs, "ServiceAccount")
-	if len(sas) != 1 || ps.ServiceAccountName != sas[0].Metadata.Name || sas[0].Metadata.Namespace != jobs[0].Metadata.Namespace {
-		t.Errorf("Job runs as %q; ServiceAccounts %+v", ps.ServiceAccountName, sas)
-	}
-	if ps.AutomountServiceAccountToken == nil || !*ps.AutomountServiceAccountToken {
-		t.Error("the Job's pod must mount the ServiceAccount token: kubectl uses it")
-	}
 
 	// Mounts: the ConfigMap read-only at /etc/addonpack with both keys; emptyDirs for the rest.
-	mounts := map[string]string{}
-	for _, m := range c.VolumeMounts {
-		mounts[m.MountPath] = m.Name
-	}
 	vols := map[string]int{}
 	for i, v := range ps.Volumes {
 		vols[v.Name] = i
@@ -257,23 +305,17 @@ func TestUseCaseInstallJobManifests(t *testing.T) {
 	if cm == nil || cm.Data["values.yaml"] == "" || !strings.Contains(cm.Data["cosign.pub"], "BEGIN PUBLIC KEY") {
 		t.Fatalf("ConfigMap %q with values.yaml and cosign.pub not found", cfgVol.ConfigMap.Name)
 	}
-	for _, p := range []string{"/work", "/tmp"} {
-		if v := ps.Volumes[vols[mounts[p]]]; v.EmptyDir == nil {
-			t.Errorf("%s must be an emptyDir (read-only root filesystem)", p)
+	var ref string
+	for _, e := range c.Env {
+		if e.Name == "ADDON_REF" {
+			ref = e.Value
 		}
 	}
-	env := map[string]string{}
-	for _, e := range c.Env {
-		env[e.Name] = e.Value
-	}
-	if !underMount(env["HOME"], mounts) || !underMount(env["TMPDIR"], mounts) || env["ADDON_REF"] == "" {
-		t.Errorf("HOME %q and TMPDIR %q must be on a mounted volume; ADDON_REF %q", env["HOME"], env["TMPDIR"], env["ADDON_REF"])
+	if ref == "" {
+		t.Error("no ADDON_REF")
 	}
 
 	// The script: render with the mounted key and values into /work, then apply server-side.
-	if !slices.Equal(c.Command, []string{"/bin/sh", "-euc"}) || len(c.Args) != 1 {
-		t.Fatalf("command %q args %q: want /bin/sh -euc SCRIPT", c.Command, c.Args)
-	}
 	script := c.Args[0]
 	for _, want := range []string{
 		`addonpack render "$ADDON_REF" --key /etc/addonpack/cosign.pub --values /etc/addonpack/values.yaml > /work/out.yaml`,
@@ -281,11 +323,6 @@ func TestUseCaseInstallJobManifests(t *testing.T) {
 	} {
 		if !strings.Contains(script, want) {
 			t.Errorf("script lacks %q:\n%s", want, script)
-		}
-	}
-	for _, p := range regexp.MustCompile(`(?:^|\s)(/[^\s"']+)`).FindAllStringSubmatch(script, -1) {
-		if !underMount(p[1], mounts) {
-			t.Errorf("script path %s is not on a mounted volume", p[1])
 		}
 	}
 	// The README shows the same script.
@@ -310,14 +347,6 @@ func TestUseCaseInstallJobManifests(t *testing.T) {
 						t.Errorf("%s %s: grants %s", kind, o.Metadata.Name, res)
 					}
 				}
-			}
-		}
-	}
-	for _, kind := range []string{"RoleBinding", "ClusterRoleBinding"} {
-		for _, o := range find(objs, kind) {
-			if len(o.Subjects) != 1 || o.Subjects[0].Kind != "ServiceAccount" || o.Subjects[0].Name != ps.ServiceAccountName ||
-				o.Subjects[0].Namespace != jobs[0].Metadata.Namespace {
-				t.Errorf("%s %s binds %+v", kind, o.Metadata.Name, o.Subjects)
 			}
 		}
 	}

@@ -39,7 +39,7 @@ func TestUseCaseInstallJobStack(t *testing.T) {
 		}
 	}
 
-	_, c := parseJob(t, find(objs, "Job")[0])
+	_, c, _ := checkJobHardened(t, objs)
 	checkReadmeShowsScript(t, "install-job-stack/README.md", c.Args[0])
 
 	reg := testregistry.New(t)
