@@ -11,10 +11,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/addonpack/addonpack/pkg/stack"
-	"github.com/addonpack/addonpack/testregistry"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/addonpack/addonpack/pkg/stack"
+	"github.com/addonpack/addonpack/testregistry"
 )
 
 // TestUseCaseInstallJobStack runs examples/install-job-stack's script end to
