@@ -19,6 +19,14 @@ import (
 // server puts on the estimated cost of one CRD validation expression.
 const CostLimit = 10_000_000
 
+// MaxConversionCost is the cost budget of converting one object: the CEL
+// evaluations of every rule of every step together, in cel-go's cost units.
+// Each evaluation is bounded by CostLimit, so without it a package could
+// make a consumer run as many evaluations of CostLimit as its addon.yaml
+// holds rules; like the Kubernetes API server's budget for validating one
+// object, it is the limit of one expression.
+const MaxConversionCost = CostLimit
+
 // MaxSizeEstimate is the number of elements (bytes for strings) the static
 // cost estimate assumes for every list, map and string reachable from spec.
 const MaxSizeEstimate = 1024
@@ -97,15 +105,23 @@ func (sizeEstimator) EstimateCallCost(string, string, *cost.AstNode, []cost.AstN
 	return nil
 }
 
-// eval evaluates e with spec bound to the JSON value s.
-func (e *expr) eval(s any) (ref.Val, error) {
+// eval evaluates e with spec bound to the JSON value s, adding its cost to
+// *spent, the cost of the conversion so far, and failing once that exceeds
+// MaxConversionCost.
+func (e *expr) eval(s any, spent *uint64) (ref.Val, error) {
 	in, err := toCEL(s)
 	if err != nil {
 		return nil, err
 	}
-	out, _, err := e.prog.Eval(map[string]any{"spec": in})
+	out, det, err := e.prog.Eval(map[string]any{"spec": in})
 	if err != nil {
 		return nil, fmt.Errorf("CEL expression %q: %w", e.src, err)
+	}
+	if c := det.ActualCost(); c != nil {
+		*spent += *c
+	}
+	if *spent > MaxConversionCost {
+		return nil, fmt.Errorf("CEL expression %q: the expressions of the conversion cost %d together, more than the limit of %d", e.src, *spent, MaxConversionCost)
 	}
 	return out, nil
 }

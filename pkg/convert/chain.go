@@ -122,8 +122,9 @@ func (c *Chain) Convert(apiVersion string, specValue any, name string) (*Result,
 		return nil, fmt.Errorf("%s: %w: spec of %s must be an object to be converted", name, ErrConvert, apiVersion)
 	}
 	res := &Result{}
+	var spent uint64
 	for _, st := range c.steps[i:] {
-		applied, err := st.apply(s)
+		applied, err := st.apply(s, &spent)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w: cannot convert %s → %s: %v", name, ErrConvert, short(st.from), short(st.to), err)
 		}

@@ -3,6 +3,7 @@ package convert_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -230,6 +231,27 @@ func TestRuntimeCostLimit(t *testing.T) {
 	}
 	if _, err := ch.Convert(group+"v1alpha1", map[string]any{"s": "abc", "t": "b"}, "small.yaml"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestConversionCostBudget: rules each within CostLimit at run time fail
+// once their costs together exceed MaxConversionCost, naming the rule.
+func TestConversionCostBudget(t *testing.T) {
+	// Each contains costs 0.01 × 1,000,000 × 400 = 4,000,000.
+	in := map[string]any{"s": strings.Repeat("a", 1000000), "t": strings.Repeat("b", 400)}
+	rule := func(i int) string {
+		return fmt.Sprintf("{set: {path: found%d, expression: \"spec.s.contains(spec.t)\"}},", i)
+	}
+	two := mustNew(t, config(t, "v1beta1", [2]string{"v1alpha1", "[" + rule(0) + rule(1) + "]"}))
+	if _, err := two.Convert(group+"v1alpha1", in, "big.yaml"); err != nil {
+		t.Fatalf("two rules of 4,000,000: %v", err)
+	}
+	three := mustNew(t, config(t, "v1beta1", [2]string{"v1alpha1", "[" + rule(0) + rule(1) + "]"}, [2]string{"v1alpha2", "[" + rule(2) + "]"}))
+	_, err := three.Convert(group+"v1alpha1", in, "big.yaml")
+	want := `big.yaml: conversion failed: cannot convert v1alpha2 → v1beta1: spec.config.conversion.versions[1].rules[0].set: CEL expression "spec.s.contains(spec.t)": the expressions of the conversion cost 12000`
+	limit := fmt.Sprintf(" together, more than the limit of %d", convert.MaxConversionCost)
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.HasSuffix(err.Error(), limit) || !errors.Is(err, convert.ErrConvert) {
+		t.Fatalf("got %v\nwant %s…%s", err, want, limit)
 	}
 }
 

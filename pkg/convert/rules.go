@@ -8,12 +8,13 @@ import (
 )
 
 // apply runs the step's rules, in order, on s (modified in place), and
-// returns the rules applied, named as in reports.
-func (st step) apply(s map[string]any) ([]string, error) {
+// returns the rules applied, named as in reports. spent is the CEL cost of
+// the conversion so far (expr.eval).
+func (st step) apply(s map[string]any, spent *uint64) ([]string, error) {
 	applied := []string{}
 	for _, r := range st.rules {
 		if r.cond != nil {
-			v, err := r.cond.eval(s)
+			v, err := r.cond.eval(s, spent)
 			if err != nil {
 				return applied, fmt.Errorf("%s.if: %v", r.field, err)
 			}
@@ -25,7 +26,7 @@ func (st step) apply(s map[string]any) ([]string, error) {
 				continue
 			}
 		}
-		did, err := r.apply(s)
+		did, err := r.apply(s, spent)
 		if err != nil {
 			return applied, err
 		}
@@ -37,7 +38,7 @@ func (st step) apply(s map[string]any) ([]string, error) {
 }
 
 // apply runs one rule and reports whether it changed s.
-func (r rule) apply(s map[string]any) (bool, error) {
+func (r rule) apply(s map[string]any, spent *uint64) (bool, error) {
 	switch {
 	case r.Move != nil:
 		return move(s, r.Move.From, r.Move.To)
@@ -54,7 +55,7 @@ func (r rule) apply(s map[string]any) (bool, error) {
 	case r.Delete != nil:
 		return remove(s, r.Delete.Path), nil
 	case r.Set != nil:
-		out, err := r.set.eval(s)
+		out, err := r.set.eval(s, spent)
 		if err != nil {
 			return false, fmt.Errorf("%s.set: %v", r.field, err)
 		}
