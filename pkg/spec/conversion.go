@@ -102,12 +102,39 @@ func (r Rule) Kind() string {
 	return kinds[0]
 }
 
+// MaxConversionRules and MaxConversionCEL bound the rules of all the steps
+// of spec.config.conversion together, and the bytes of their CEL
+// expressions: every consumer that loads the config type compiles them all
+// (about 1ms a short expression, 85ms one of the 4096 characters the schema
+// allows), and the schema alone (32 versions of 256 rules) would let a
+// package make that minutes.
+const (
+	MaxConversionRules = 1024
+	MaxConversionCEL   = 64 << 10
+)
+
 // checkConversion applies the rules of specs/addon-source.md section 3.3
 // item 7 to spec.config.conversion.
 func (c *Config) checkConversion(add func(field, format string, args ...any)) {
 	conv := c.Conversion
 	if conv == nil {
 		return
+	}
+	rules, cel := 0, 0
+	for _, v := range conv.Versions {
+		rules += len(v.Rules)
+		for _, r := range v.Rules {
+			cel += len(r.If)
+			if r.Set != nil {
+				cel += len(r.Set.Expression)
+			}
+		}
+	}
+	if rules > MaxConversionRules {
+		add("spec.config.conversion.versions", "%d rules in all, more than the limit of %d", rules, MaxConversionRules)
+	}
+	if cel > MaxConversionCEL {
+		add("spec.config.conversion.versions", "%d bytes of CEL expressions in all, more than the limit of %d", cel, MaxConversionCEL)
 	}
 	seen := map[string]bool{c.APIVersion: true}
 	for i, v := range conv.Versions {

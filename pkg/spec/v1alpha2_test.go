@@ -110,3 +110,50 @@ func TestFirstVersionRefusesV2(t *testing.T) {
 		t.Fatalf("first version's addon schema: got %v", errs)
 	}
 }
+
+// TestConversionBounds: more rules, or more bytes of CEL, in all the steps
+// together than MaxConversionRules or MaxConversionCEL are refused when
+// addon.yaml (or a config blob's addon) is parsed, before anything compiles
+// them; as many as the limits allow are not.
+func TestConversionBounds(t *testing.T) {
+	src, err := os.ReadFile("../../specs/testdata/addon/valid/v1alpha2-conversion.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const anchor = "            - move: {from: message, to: greeting.text}\n"
+	if !strings.Contains(string(src), anchor) {
+		t.Fatal("the test addon.yaml changed")
+	}
+	cel := "'" + strings.Repeat("x", 4000) + "' != ''"
+	withRules := func(n int) []byte {
+		rule := "            - if: \"" + cel + "\"\n              delete: {path: a}\n"
+		return []byte(strings.Replace(string(src), anchor, anchor+strings.Repeat(rule, n), 1))
+	}
+	// The file's own rules hold under 100 bytes of CEL.
+	under := (MaxConversionCEL - 100) / len(cel)
+	if _, err := ParseAddon(withRules(under), "addon.yaml"); err != nil {
+		t.Fatalf("%d expressions of %d bytes: %v", under, len(cel), err)
+	}
+	_, err = ParseAddon(withRules(under+1), "addon.yaml")
+	if err == nil || !strings.Contains(err.Error(), "addon.yaml: spec.config.conversion.versions: 68") || !strings.Contains(err.Error(), "bytes of CEL expressions in all, more than the limit of 65536") {
+		t.Fatalf("got %v", err)
+	}
+
+	a, err := ParseAddon(src, "addon.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := a.Spec.Config.Conversion.Versions
+	vs[0].Rules = make([]Rule, MaxConversionRules-len(vs[1].Rules))
+	for i := range vs[0].Rules {
+		vs[0].Rules[i] = Rule{Delete: &DeleteRule{Path: "a"}}
+	}
+	if err := a.check("addon.yaml"); err != nil {
+		t.Fatalf("%d rules: %v", MaxConversionRules, err)
+	}
+	vs[0].Rules = append(vs[0].Rules, Rule{Delete: &DeleteRule{Path: "b"}})
+	err = a.check("addon.yaml")
+	if err == nil || !strings.Contains(err.Error(), "addon.yaml: spec.config.conversion.versions: 1025 rules in all, more than the limit of 1024") {
+		t.Fatalf("got %v", err)
+	}
+}
