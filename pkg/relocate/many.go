@@ -11,7 +11,6 @@ import (
 	"slices"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content/oci"
 
 	"github.com/addonpack/addonpack/pkg/artifact"
@@ -48,15 +47,11 @@ func ToTarballMany(ctx context.Context, c *registry.Client, entries []Entry, pat
 	if opts.Images {
 		return nil, fmt.Errorf("%s: %w", path, ErrImagesWithMany)
 	}
-	dir, err := os.MkdirTemp(filepath.Dir(path), "."+filepath.Base(path)+".layout-*")
+	dir, store, err := newLayoutDir(ctx, path)
 	if err != nil {
-		return nil, fmt.Errorf("OCI layout tarball %s: %w", path, err)
+		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	store, err := oci.NewWithContext(ctx, dir)
-	if err != nil {
-		return nil, fmt.Errorf("OCI layout tarball %s: %w", path, err)
-	}
 	var results []*Result
 	for _, e := range entries {
 		res, err := exportEntry(ctx, c, e, store, path, opts)
@@ -108,15 +103,8 @@ func exportEntry(ctx context.Context, c *registry.Client, e Entry, store *oci.St
 	if _, err := bind(ctx, artifact.Remote{Client: c, Ref: byDigest}, root, named, e.Ref); err != nil {
 		return nil, err
 	}
-	for _, it := range items {
-		if err := oras.CopyGraph(ctx, rs, store, it.Descriptor, oras.DefaultCopyGraphOptions); err != nil {
-			return nil, fmt.Errorf("copy %s (%s %s) to %s: %w", res.Source, it.Kind, it.Descriptor.Digest, path, err)
-		}
-		if it.Tag != "" {
-			if err := store.Tag(ctx, it.Descriptor, it.Tag); err != nil {
-				return nil, fmt.Errorf("OCI layout tarball %s: tag %s: %w", path, it.Tag, err)
-			}
-		}
+	if err := exportItems(ctx, rs, items, store, res.Source, path); err != nil {
+		return nil, err
 	}
 	res.Items = items
 	return res, nil

@@ -55,24 +55,13 @@ func ToTarball(ctx context.Context, c *registry.Client, src registry.Reference, 
 	if opts.Images {
 		images = loaded.Addon.Spec.Images
 	}
-	dir, err := os.MkdirTemp(filepath.Dir(path), "."+filepath.Base(path)+".layout-*")
+	dir, store, err := newLayoutDir(ctx, path)
 	if err != nil {
-		return res, fmt.Errorf("OCI layout tarball %s: %w", path, err)
+		return res, err
 	}
 	defer os.RemoveAll(dir)
-	store, err := oci.NewWithContext(ctx, dir)
-	if err != nil {
-		return res, fmt.Errorf("OCI layout tarball %s: %w", path, err)
-	}
-	for _, it := range items {
-		if err := oras.CopyGraph(ctx, rs, store, it.Descriptor, oras.DefaultCopyGraphOptions); err != nil {
-			return res, fmt.Errorf("copy %s (%s %s) to %s: %w", res.Source, it.Kind, it.Descriptor.Digest, path, err)
-		}
-		if it.Tag != "" {
-			if err := store.Tag(ctx, it.Descriptor, it.Tag); err != nil {
-				return res, fmt.Errorf("OCI layout tarball %s: tag %s: %w", path, it.Tag, err)
-			}
-		}
+	if err := exportItems(ctx, rs, items, store, res.Source, path); err != nil {
+		return res, err
 	}
 	imgItems, err := exportImages(ctx, c, images, store, opts.maxReferrers())
 	if err != nil {
@@ -93,19 +82,11 @@ func ToTarball(ctx context.Context, c *registry.Client, src registry.Reference, 
 // dst's scope) before anything is written.
 func FromTarball(ctx context.Context, c *registry.Client, spec string, dst registry.Reference, opts Options) (*Result, error) {
 	path, tag := layout.Split(spec)
-	fi, err := os.Stat(path)
+	ls, err := openLayout(ctx, path)
 	if err != nil {
-		return nil, fmt.Errorf("OCI layout %s: %w", path, err)
+		return nil, err
 	}
-	var store *oci.ReadOnlyStore
-	if fi.IsDir() {
-		store, err = oci.NewFromFS(ctx, os.DirFS(path))
-	} else {
-		store, err = oci.NewFromTar(ctx, path)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("OCI layout %s: %w: %w", path, layout.ErrLayout, err)
-	}
+	store := ls.ReadOnlyStore
 	if tag == "" {
 		if tag, err = rootTag(ctx, store, path); err != nil {
 			return nil, err
@@ -116,7 +97,6 @@ func FromTarball(ctx context.Context, c *registry.Client, spec string, dst regis
 		return nil, fmt.Errorf("OCI layout %s: tag %q: %w", path, tag, err)
 	}
 	res := &Result{Source: path + ":" + tag, Digest: root.Digest}
-	ls := layoutSource{ReadOnlyStore: store, path: path}
 	items, err := plan(ctx, ls, root, tag, opts.maxReferrers())
 	if err != nil {
 		return res, fmt.Errorf("copy %s: %w", res.Source, err)
@@ -141,6 +121,37 @@ func FromTarball(ctx context.Context, c *registry.Client, spec string, dst regis
 		}
 	}
 	return res, toRegistry(ctx, c, ls, items, dst, opts, res, images)
+}
+
+// newLayoutDir creates the OCI layout a tarball at path is written from: a
+// temporary directory beside path, which the caller removes.
+func newLayoutDir(ctx context.Context, path string) (string, *oci.Store, error) {
+	dir, err := os.MkdirTemp(filepath.Dir(path), "."+filepath.Base(path)+".layout-*")
+	if err != nil {
+		return "", nil, fmt.Errorf("OCI layout tarball %s: %w", path, err)
+	}
+	store, err := oci.NewWithContext(ctx, dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("OCI layout tarball %s: %w", path, err)
+	}
+	return dir, store, nil
+}
+
+// exportItems copies every item of the artifact source (read from src) into
+// store, tagging those that carry a tag; path is the tarball, for errors.
+func exportItems(ctx context.Context, src graphSource, items []Item, store *oci.Store, source, path string) error {
+	for _, it := range items {
+		if err := oras.CopyGraph(ctx, src, store, it.Descriptor, oras.DefaultCopyGraphOptions); err != nil {
+			return fmt.Errorf("copy %s (%s %s) to %s: %w", source, it.Kind, it.Descriptor.Digest, path, err)
+		}
+		if it.Tag != "" {
+			if err := store.Tag(ctx, it.Descriptor, it.Tag); err != nil {
+				return fmt.Errorf("OCI layout tarball %s: tag %s: %w", path, it.Tag, err)
+			}
+		}
+	}
+	return nil
 }
 
 // rootTag returns the one tag of the layout that is not a cosign or
