@@ -227,13 +227,15 @@ func (t *Type) Profiles() ([]Profile, error) {
 	if len(t.prof.enums) == 0 && len(kubes) == 0 {
 		return nil, nil
 	}
-	n := max(len(kubes), 1)
+	// Counted in float64: a product of many enums would overflow an int
+	// (64 enums of two values make 0) and let the loops below build it.
+	n := float64(max(len(kubes), 1))
 	for _, e := range t.prof.enums {
-		n *= len(e.values)
+		n *= float64(len(e.values))
 	}
 	if n > MaxProfiles {
 		return nil, &spec.FieldError{File: spec.FileName, Field: "spec.config",
-			Msg: fmt.Sprintf("%d profiles (enum values of %s times %d Kubernetes versions), more than the %d the builder renders", n, t.enumNames(), max(len(kubes), 1), MaxProfiles)}
+			Msg: fmt.Sprintf("%.0f profiles (enum values of %s times %d Kubernetes versions), more than the %d the builder renders", n, t.enumNames(), max(len(kubes), 1), MaxProfiles)}
 	}
 	out := []Profile{{}}
 	for _, e := range t.prof.enums {

@@ -184,6 +184,18 @@ func TestProfilesRefused(t *testing.T) {
 	}
 }
 
+// TestProfilesCountOverflow: 64 enum fields of two values make 2^64
+// profiles, which an int product counts as 0; they are refused, not built.
+func TestProfilesCountOverflow(t *testing.T) {
+	typ := &Type{}
+	for i := range 64 {
+		typ.prof.enums = append(typ.prof.enums, enumField{path: "e" + strconv.Itoa(i), values: []string{"a", "b"}})
+	}
+	if _, err := typ.Profiles(); err == nil || !strings.Contains(err.Error(), "18446744073709551616 profiles") || !strings.Contains(err.Error(), "more than the 32") {
+		t.Fatalf("got %v", err)
+	}
+}
+
 func FuzzCondition(f *testing.F) {
 	for _, s := range []string{"a.b", "p in [aws, eks]", " p in [a] ", "p in []", "x in [a,,b]"} {
 		f.Add(s)
