@@ -65,12 +65,13 @@ test: apt-tools
 	$(MAKE) -j2 peers prebuild
 	$(MAKE) test-unit fuzz-short
 
-# go build, not go test -exec true: it compiles the packages and their dependencies into the
-# build cache without linking a test binary per package (test files and test-only dependencies
-# are left to test-unit, which links each test binary once).
+# go list -export, not go build or go test -exec true: it compiles the packages and their
+# dependencies into the build cache and links nothing (go build would link the three main
+# packages with -race and throw them away; test files and test-only dependencies are left to
+# test-unit, which links each test binary once).
 prebuild: lint
 	@echo "prebuild: compiling the project's packages with the race detector (no test runs yet)" >&2
-	$(GO) build -race $(PKGS)
+	$(GO) list -export -race $(PKGS) >/dev/null
 
 # -timeout: the CLI, examples and interop packages drive real registries, signing and
 # peer CLIs; on two busy cores they can pass go test's default of 10 minutes.
