@@ -91,6 +91,12 @@ func (ck checker) keyless(cd *candidate, entity sgverify.SignedEntity, artifact 
 	return nil, nil, fmt.Errorf("%w: %w", ErrKeyless, errors.Join(proofErrs...))
 }
 
+// maxTlogEntries bounds the log entries of one signature whose signed entry
+// timestamps precheck verifies: sigstore-go's verifier refuses more than 32
+// (maxAllowedTlogEntries in its pkg/verify/tlog.go), and precheck runs
+// first, so a hostile bundle must not get more verifications out of it.
+const maxTlogEntries = 32
+
 // precheck names the most common reasons a root refuses entity in words
 // (sigstore-go's own messages count what verified, not why the rest did
 // not): a log entry or timestamp the root requires and the entity lacks, a
@@ -103,6 +109,9 @@ func precheck(r *TrustedRoot, entity sgverify.SignedEntity, skipTimestamp bool) 
 	}
 	if req.TransparencyLog && len(entries) == 0 {
 		return errors.New("no transparency-log entry, and the root lists Rekor logs, so one is required")
+	}
+	if len(entries) > maxTlogEntries {
+		return fmt.Errorf("%d transparency-log entries, more than %d", len(entries), maxTlogEntries)
 	}
 	for _, e := range entries {
 		if !e.HasInclusionPromise() {

@@ -2,7 +2,9 @@ package verify_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -239,4 +241,33 @@ func TestKeylessProvenanceBuilderCrossCheck(t *testing.T) {
 		BuilderIDs: []string{"https://github.com/example/hello/.github/workflows/*"},
 	})
 	refuse(t, e, p, verify.ErrProvenance, "is not the workflow that signed it")
+}
+
+// TestKeylessRefusesTooManyLogEntries: a bundle repeating a valid log entry
+// gets no more signed entry timestamp checks out of the verifier than
+// sigstore-go allows (32).
+func TestKeylessRefusesTooManyLogEntries(t *testing.T) {
+	w, e := keylessEnv(t)
+	stmt, err := testsigstore.Statement(e.ref.Repo(), e.desc.Digest.String(), testsigstore.CosignSignPredicate, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := w.ss.DSSEBundle(release.Identity(), stmt, testsigstore.SignOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	vm := doc["verificationMaterial"].(map[string]any)
+	entry := vm["tlogEntries"].([]any)[0]
+	vm["tlogEntries"] = slices.Repeat([]any{entry}, 33)
+	if b, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := testsigstore.WriteBundle(context.Background(), e.ref.WithDigest(e.desc.Digest).String(), b, testsigstore.CosignSignPredicate); err != nil {
+		t.Fatal(err)
+	}
+	refuse(t, e, keylessPolicy(t, 1, w.workflowIdentity("release")), verify.ErrKeyless, "33 transparency-log entries, more than 32")
 }
