@@ -146,7 +146,7 @@ func (c *collector) bundles(ctx context.Context) ([]candidate, error) {
 		switch d.ArtifactType {
 		case sign.BundleMediaType:
 			list = append(list, d)
-		case "", emptyConfigMediaType:
+		case "", ocispec.MediaTypeEmptyJSON: // older writers of the referrers tag schema
 			list, maybe[d.Digest] = append(list, d), true
 		}
 	}
@@ -191,10 +191,6 @@ func (c *collector) bundles(ctx context.Context) ([]candidate, error) {
 // maxListedReferrers bounds the referrers of one artifact listed before
 // bundles are picked from them; more fails closed (ErrTooMany).
 const maxListedReferrers = 1000
-
-// emptyConfigMediaType is the OCI empty config's media type, which older
-// writers of the referrers tag schema record as a referrer's artifactType.
-const emptyConfigMediaType = "application/vnd.oci.empty.v1+json"
 
 func (c *collector) manifest(ctx context.Context, ref registry.Reference, d ocispec.Descriptor) (*ocispec.Manifest, error) {
 	raw, err := c.t.Client.FetchManifest(ctx, ref, d)
