@@ -125,3 +125,17 @@ func mustRef(t *testing.T, s string) registry.Reference {
 	}
 	return r
 }
+
+// TestLoadTrustedRootRefusesUnreadable: a file over the size bound, or a
+// directory, is an invalid policy naming the path.
+func TestLoadTrustedRootRefusesUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.json")
+	writeFile(t, big, make([]byte, 1<<20+1))
+	for path, says := range map[string]string{big: "larger than 1048576 bytes", dir: "is a directory"} {
+		_, err := verify.LoadTrustedRoot("r", path, "")
+		if !errors.Is(err, verify.ErrPolicy) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), says) {
+			t.Fatalf("%s: want an invalid policy naming it and saying %q, got %v", path, says, err)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/sigstore/sigstore-go/pkg/root"
@@ -42,12 +43,14 @@ func LoadTrustedRoot(name, path, want string) (*TrustedRoot, error) {
 		return nil, fmt.Errorf("trusted root %s: %w", path, err)
 	}
 	defer f.Close()
-	raw := make([]byte, maxTrustedRootSize+1)
-	n, _ := readFull(f, raw)
-	if n > maxTrustedRootSize {
+	raw, err := io.ReadAll(io.LimitReader(f, maxTrustedRootSize+1))
+	if err != nil { // e.g. a directory: invalid as the bytes it yielded would be
+		return nil, fmt.Errorf("trusted root %s: %w: %w", path, ErrPolicy, err)
+	}
+	if len(raw) > maxTrustedRootSize {
 		return nil, fmt.Errorf("trusted root %s: %w: larger than %d bytes", path, ErrPolicy, maxTrustedRootSize)
 	}
-	return ParseTrustedRoot(name, raw[:n], path, want)
+	return ParseTrustedRoot(name, raw, path, want)
 }
 
 // ParseTrustedRoot is LoadTrustedRoot on bytes; where names them in messages.
@@ -98,16 +101,4 @@ func (r *TrustedRoot) verifier(skipTimestamp bool) (*sgverify.Verifier, error) {
 		opts = append(opts, sgverify.WithSignedCertificateTimestamps(1))
 	}
 	return sgverify.NewVerifier(r.root, opts...)
-}
-
-func readFull(f *os.File, buf []byte) (int, error) {
-	n := 0
-	for n < len(buf) {
-		m, err := f.Read(buf[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }
