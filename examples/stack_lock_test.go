@@ -16,8 +16,10 @@ import (
 // for registry.example.com, rewritten in copies of the files), `addonpack
 // lock` resolves examples/stack/addons.yaml to verified digests, a second run
 // writes the same bytes, `lock --check` finds no drift, `lock --update`
-// changes nothing, and each locked digest renders in the lock's order with the
-// stack's values (the commands of examples/stack/README.md).
+// changes nothing, each locked digest renders with the stack's values, and the
+// README's consumers of the lock (render --stack, as YAML and as kustomize
+// directories, and pull --stack) take the add-ons in the lock's order
+// (the commands of examples/stack/README.md).
 func TestExampleStackLock(t *testing.T) {
 	reg := testregistry.New(t)
 	dir := publishExampleStack(t, reg)
@@ -59,7 +61,7 @@ func TestExampleStackLock(t *testing.T) {
 		t.Fatalf("lock --update of the same registry state changed the lock (%v):\n%s\n---\n%s", err, first, again)
 	}
 
-	// Until render --stack exists: each locked digest, dependencies first.
+	// Each locked digest alone, dependencies first.
 	for _, name := range lock.Order {
 		la := lockedByName(t, lock, name)
 		args := []string{"render", la.Repository + "@" + la.Digest.String(), "--key", "release.pub"}
@@ -72,6 +74,27 @@ func TestExampleStackLock(t *testing.T) {
 		}
 		if name == "cert-operator" && !strings.Contains(out, "--log-level=warn") {
 			t.Errorf("cert-operator rendered without stack/cert-operator.yaml")
+		}
+	}
+
+	// The README's consumers of the lock.
+	out, code := addonpack(t, dir, nil, "render", "--stack", "stack/addons.yaml", "--key", "release.pub")
+	manager, operator := strings.Index(out, "# cert-manager 1.15.3 ("), strings.Index(out, "# cert-operator 0.9.0 (")
+	if code != 0 || manager < 0 || operator < manager || !strings.Contains(out[operator:], "--log-level=warn") {
+		t.Fatalf("render --stack: exit %d, want cert-manager then cert-operator with stack/cert-operator.yaml:\n%s", code, out)
+	}
+	for _, c := range []struct {
+		args  []string
+		order string
+	}{
+		{[]string{"render", "--stack", "stack/addons.yaml", "--key", "release.pub", "--format", "kustomize", "-o", "stack-rendered"}, "01-cert-manager\n02-cert-operator\n"},
+		{[]string{"pull", "--stack", "stack/addons.yaml", "--key", "release.pub", "-o", "stack-pulled"}, "cert-manager\ncert-operator\n"},
+	} {
+		if out, code := addonpack(t, dir, nil, c.args...); code != 0 {
+			t.Fatalf("%s: exit %d\n%s", strings.Join(c.args, " "), code, out)
+		}
+		if order, err := os.ReadFile(filepath.Join(dir, c.args[len(c.args)-1], stack.OrderFile)); err != nil || string(order) != c.order {
+			t.Errorf("%s: order.txt %q (%v), want %q", strings.Join(c.args, " "), order, err, c.order)
 		}
 	}
 }
