@@ -185,7 +185,7 @@ func (t *Type) Resolve(values []byte, name string) (*Resolved, error) {
 // holds for the user's values — applies the schema's defaults and
 // validates. name is the values file as errors show it.
 func (t *Type) ResolveWith(values []byte, name string, opts Options) (*Resolved, error) {
-	effective := deepCopy(t.Defaults)
+	effective := schema.DeepCopy(t.Defaults)
 	source := t.DefaultsFile
 	var user any
 	var conversion *convert.Result

@@ -144,7 +144,7 @@ func has(v any, path []string) bool {
 // overlaid returns the packed defaults with every overlay whose `when`
 // holds for probe merged over them, in order.
 func (t *Type) overlaid(probe any) (any, error) {
-	base := deepCopy(t.Defaults)
+	base := schema.DeepCopy(t.Defaults)
 	for _, o := range t.prof.overlays {
 		on, err := o.cond.holds(probe)
 		if err != nil {

@@ -217,11 +217,11 @@ func depth(v any, limit int) int {
 	return d
 }
 
-// deepCopy copies JSON-compatible maps and slices; other values are shared.
 // DeepCopy copies JSON values (maps and lists at any depth), so that the
 // copy shares nothing the caller could modify.
 func DeepCopy(v any) any { return deepCopy(v) }
 
+// deepCopy copies JSON-compatible maps and slices; other values are shared.
 func deepCopy(v any) any {
 	switch v := v.(type) {
 	case map[string]any:
