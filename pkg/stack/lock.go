@@ -193,6 +193,11 @@ func parseLock(b []byte, path string) (*Lock, error) {
 	if l.APIVersion != APIVersion || l.Kind != KindLock {
 		return nil, fmt.Errorf("%s: %w: apiVersion/kind must be %s / %s", path, ErrStack, APIVersion, KindLock)
 	}
+	// A lock never holds more than a stack resolves to; a larger one (a
+	// stack tarball's, say) would drive one verification and copy per entry.
+	if len(l.Addons) > MaxNodes || len(l.Order) > MaxNodes {
+		return nil, fmt.Errorf("%s: %w: addons (%d) and order (%d) may hold at most %d entries", path, ErrStack, len(l.Addons), len(l.Order), MaxNodes)
+	}
 	for i, a := range l.Addons {
 		if err := a.Digest.Validate(); err != nil {
 			return nil, fmt.Errorf("%s: addons[%d].digest: %w: %w", path, i, ErrStack, err)
