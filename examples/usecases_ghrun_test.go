@@ -2,6 +2,7 @@ package examples_test
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -150,9 +151,7 @@ exit 2
 		"GITHUB_STEP_SUMMARY": r.summary,
 		"GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.DevNull, "LANG": "C.UTF-8",
 	}
-	for k, v := range r.runtimeEnv {
-		runnerEnv[k] = v
-	}
+	maps.Copy(runnerEnv, r.runtimeEnv)
 	wfEnv := map[string]string{}
 	for k, v := range wf.Env {
 		wfEnv[k] = r.eval(t, v, wfEnv)
@@ -160,7 +159,7 @@ exit 2
 	exported := map[string]string{}
 	r.outputs = map[string]map[string]string{}
 	for _, job := range wf.Jobs {
-		jobEnv := maps2(wfEnv)
+		jobEnv := maps.Clone(wfEnv)
 		for k, v := range job.Env {
 			jobEnv[k] = r.eval(t, v, jobEnv)
 		}
@@ -185,13 +184,9 @@ exit 2
 			case s.Uses != "":
 				t.Fatalf("step %d uses %s, which the test cannot emulate", i, s.Uses)
 			}
-			env := maps2(runnerEnv)
-			for k, v := range exported {
-				env[k] = v
-			}
-			for k, v := range jobEnv {
-				env[k] = v
-			}
+			env := maps.Clone(runnerEnv)
+			maps.Copy(env, exported)
+			maps.Copy(env, jobEnv)
 			for k, v := range s.Env {
 				env[k] = r.eval(t, v, env)
 			}
@@ -222,9 +217,7 @@ exit 2
 			if s.ID != "" {
 				r.outputs[s.ID] = readEnvFile(t, env["GITHUB_OUTPUT"])
 			}
-			for k, v := range readEnvFile(t, runnerEnv["GITHUB_ENV"]) {
-				exported[k] = v
-			}
+			maps.Copy(exported, readEnvFile(t, runnerEnv["GITHUB_ENV"]))
 			pb, _ := os.ReadFile(runnerEnv["GITHUB_PATH"])
 			for _, p := range strings.Fields(string(pb)) {
 				if !slices.Contains(paths, p) {
@@ -256,12 +249,4 @@ func (r *ghRun) cond(t *testing.T, expr string) bool {
 		t.Fatalf("unsupported if: %s", expr)
 	}
 	return (r.eventName() == m[2]) == (m[1] == "==")
-}
-
-func maps2(m map[string]string) map[string]string {
-	c := make(map[string]string, len(m))
-	for k, v := range m {
-		c[k] = v
-	}
-	return c
 }
