@@ -250,17 +250,26 @@ type Image struct {
 func appendImages(m *yaml.RNode, images []Image) error {
 	var entries []*yaml.RNode
 	for _, img := range images {
-		entry := yaml.NewMapRNode(nil)
-		for _, kv := range [][2]string{{"name", img.Name}, {"newName", img.NewName}, {"digest", img.Digest}} {
-			if kv[1] != "" {
-				if err := entry.PipeE(yaml.SetField(kv[0], yaml.NewStringRNode(kv[1]))); err != nil {
-					return err
-				}
-			}
+		entry, err := stringMap([][2]string{{"name", img.Name}, {"newName", img.NewName}, {"digest", img.Digest}})
+		if err != nil {
+			return err
 		}
 		entries = append(entries, entry)
 	}
 	return appendNodes(m, "images", entries)
+}
+
+// stringMap is a mapping of the fields whose values are not empty, in order.
+func stringMap(fields [][2]string) (*yaml.RNode, error) {
+	m := yaml.NewMapRNode(nil)
+	for _, kv := range fields {
+		if kv[1] != "" {
+			if err := m.PipeE(yaml.SetField(kv[0], yaml.NewStringRNode(kv[1]))); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return m, nil
 }
 
 // appendNodes appends entries to the list field key of m, creating the

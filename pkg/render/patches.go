@@ -39,14 +39,10 @@ func appendPatches(m *yaml.RNode, patches []Patch) error {
 			return err
 		}
 		if p.Target != nil {
-			target := yaml.NewMapRNode(nil)
 			t := p.Target
-			for _, kv := range [][2]string{{"group", t.Group}, {"version", t.Version}, {"kind", t.Kind}, {"name", t.Name}} {
-				if kv[1] != "" {
-					if err := target.PipeE(yaml.SetField(kv[0], yaml.NewStringRNode(kv[1]))); err != nil {
-						return err
-					}
-				}
+			target, err := stringMap([][2]string{{"group", t.Group}, {"version", t.Version}, {"kind", t.Kind}, {"name", t.Name}})
+			if err != nil {
+				return err
 			}
 			if err := entry.PipeE(yaml.SetField("target", target)); err != nil {
 				return err
