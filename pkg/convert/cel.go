@@ -35,7 +35,7 @@ const MaxSizeEstimate = 1024
 // variable spec, the standard library and extension libraries at fixed
 // versions. None of them reads a clock, the network or a file.
 func newEnv() (*cel.Env, error) {
-	return cel.NewEnv(
+	return cel.NewEnv(append([]cel.EnvOption{
 		cel.Variable("spec", cel.DynType),
 		cel.OptionalTypes(cel.OptionalTypesVersion(1)),
 		ext.Strings(ext.StringsVersion(3)),
@@ -48,7 +48,7 @@ func newEnv() (*cel.Env, error) {
 		// Pinned, so that a cel-go upgrade cannot change which packages
 		// the builder accepts.
 		cel.CostModelVersion(1),
-	)
+	}, boundedStrings()...)...)
 }
 
 // expr is one compiled expression.

@@ -255,6 +255,41 @@ func TestConversionCostBudget(t *testing.T) {
 	}
 }
 
+// TestStringGrowthBounded: replace and join give the strings library's
+// results, and a chain of rules that squares a string at every step fails
+// at MaxStringSize instead of exhausting memory (cel-go charges these calls
+// a constant cost, so no cost limit stops it).
+func TestStringGrowthBounded(t *testing.T) {
+	ch := mustNew(t, config(t, "v1beta1", [2]string{"v1alpha1", `[
+  {set: {path: r, expression: "spec.s.replace('b', 'xy')"}},
+  {set: {path: r1, expression: "spec.s.replace('b', 'xy', 1)"}},
+  {set: {path: r0, expression: "spec.s.replace('', '-')"}},
+  {set: {path: j, expression: "['a', spec.s].join(', ')"}},
+  {set: {path: j0, expression: "['a', 'b'].join()"}},
+  {set: {path: je, expression: "[].join('-')"}}]`}))
+	got, err := ch.Convert(group+"v1alpha1", specOf(t, "{s: abcb}"), "v.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := json.Marshal(got.Spec)
+	if want := `{"j":"a, abcb","j0":"ab","je":"","r":"axycxy","r0":"-a-b-c-b-","r1":"axycb","s":"abcb"}`; string(js) != want {
+		t.Fatalf("got %s, want %s", js, want)
+	}
+
+	square := `{set: {path: s, expression: "spec.s.replace('a', spec.s)"}},`
+	ch = mustNew(t, config(t, "v1beta1", [2]string{"v1alpha1", "[" + strings.Repeat(square, 4) + "]"}))
+	_, err = ch.Convert(group+"v1alpha1", specOf(t, "{s: "+strings.Repeat("a", 52)+"}"), "v.yaml")
+	if err == nil || !strings.Contains(err.Error(), "v.yaml: conversion failed: cannot convert v1alpha1 → v1beta1: spec.config.conversion.versions[0].rules[2].set: CEL expression") ||
+		!strings.Contains(err.Error(), "replace: the result would be more than 16777216 bytes") {
+		t.Fatalf("got %v", err)
+	}
+	join := `{set: {path: l, expression: "[spec.s, spec.s, spec.s].join(spec.s)"}}`
+	ch = mustNew(t, config(t, "v1beta1", [2]string{"v1alpha1", "[" + join + "]"}))
+	if _, err := ch.Convert(group+"v1alpha1", map[string]any{"s": strings.Repeat("a", 4<<20)}, "v.yaml"); err == nil || !strings.Contains(err.Error(), "join: the result would be more than 16777216 bytes") {
+		t.Fatalf("join: got %v", err)
+	}
+}
+
 func TestNondeterministicRulesRefused(t *testing.T) {
 	ch := mustNew(t, config(t, "v1beta1", [2]string{"v1alpha1", `[{set: {path: args, expression: "spec.extraArgs.map(k, k)"}}]`}))
 	in := specOf(t, `{extraArgs: {a: "1", b: "2", c: "3", d: "4", e: "5", f: "6", g: "7", h: "8"}}`)
