@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 
+	"github.com/addonpack/addonpack/pkg/convert"
 	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/render"
 )
@@ -15,15 +16,39 @@ import (
 // Render resolves values (nil: the packed defaults) and builds the package:
 // multi-document YAML, byte-identical for the same package and values.
 func (p *Package) Render(ctx context.Context, values []byte, valuesName string) ([]byte, error) {
-	in, err := p.input(values, valuesName)
+	r, err := p.RenderConverted(ctx, values, valuesName)
 	if err != nil {
 		return nil, err
 	}
+	return r.YAML, nil
+}
+
+// Rendering is a rendered package and what converting the user's config
+// object to the package's config version took.
+type Rendering struct {
+	YAML []byte
+	// Conversion lists the steps taken, each with the rules it applied
+	// (specs/config.md section 9.5); empty when the object was of the
+	// current version, or none was given.
+	Conversion []convert.Step
+}
+
+// RenderConverted is Render, also reporting the conversion of values, for
+// outputs that list it (diff --format json).
+func (p *Package) RenderConverted(ctx context.Context, values []byte, valuesName string) (Rendering, error) {
+	in, _, resolved, err := p.resolve(values, valuesName)
+	if err != nil {
+		return Rendering{}, err
+	}
 	out, err := render.Build(ctx, in)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p.Name, err)
+		return Rendering{}, fmt.Errorf("%s: %w", p.Name, err)
 	}
-	return out, nil
+	r := Rendering{YAML: out}
+	if resolved != nil && resolved.Conversion != nil {
+		r.Conversion = resolved.Conversion.Steps
+	}
+	return r, nil
 }
 
 // ToJSON turns rendered YAML into one indented JSON "v1 List", which

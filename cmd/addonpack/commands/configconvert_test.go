@@ -2,6 +2,7 @@ package commands_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,6 +88,37 @@ func TestConfigConversion(t *testing.T) {
 	r = run(t, env, "diff", v1, v2, "--key", pub, "--values", values)
 	if r.code != 0 || !strings.Contains(r.out, "+        - name: GREETING_LANGUAGE") || strings.Contains(r.out, "+          value: hi from 0.1.0") || !strings.HasSuffix(r.err, converted) {
 		t.Fatalf("diff: %+v", r)
+	}
+	// diff --format json lists, per side, the rules applied; 0.1.0 reads
+	// the object as it is. --exit-code still exits 1 after printing it.
+	r = run(t, env, "diff", v1, v2, "--key", pub, "--values", values, "-o", "json", "--exit-code")
+	type step struct {
+		From, To string
+		Rules    []string
+	}
+	var d struct {
+		A, B struct {
+			Source     string
+			Conversion []step
+		}
+		Differ bool
+		Diff   string
+	}
+	if err := json.Unmarshal([]byte(r.out), &d); r.code != 1 || err != nil || !strings.Contains(r.err, converted) {
+		t.Fatalf("diff -o json --exit-code: %+v (%v)", r, err)
+	}
+	wantStep := step{"greeter.addons.example.com/v1alpha1", "greeter.addons.example.com/v1beta1", []string{"move message → greeting.text"}}
+	if d.A.Conversion != nil || len(d.B.Conversion) != 1 || fmt.Sprint(d.B.Conversion[0]) != fmt.Sprint(wantStep) ||
+		!strings.HasPrefix(d.A.Source, reg.Host()+"/addons/greeter@sha256:") || !strings.HasPrefix(d.B.Source, reg.Host()+"/addons/greeter@sha256:") || d.A.Source == d.B.Source ||
+		!d.Differ || !strings.Contains(d.Diff, "+        - name: GREETING_LANGUAGE") {
+		t.Fatalf("diff -o json: %+v\n%s", d, r.out)
+	}
+	// The same side twice: no differences, both sides converted.
+	r = run(t, env, "diff", v2, v2, "--key", pub, "--values", values, "--format", "json", "--exit-code")
+	d.A.Conversion, d.B.Conversion, d.Diff = nil, nil, ""
+	if err := json.Unmarshal([]byte(r.out), &d); r.code != 0 || err != nil || d.Differ || d.Diff != "" ||
+		len(d.A.Conversion) != 1 || fmt.Sprint(d.A.Conversion[0]) != fmt.Sprint(wantStep) || fmt.Sprint(d.A.Conversion) != fmt.Sprint(d.B.Conversion) {
+		t.Fatalf("diff -o json of one release with itself: %+v (%v)", r, err)
 	}
 
 	// A newer object, an unknown version, a conversion that needs a person.

@@ -3,9 +3,11 @@ package commands
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/addonpack/addonpack/pkg/convert"
 	"github.com/addonpack/addonpack/pkg/deliver"
 )
 
@@ -20,6 +22,7 @@ func newDiff(g *globals) *cobra.Command {
 		exitCode bool
 		vf       verifyFlags
 		vr       versionFlag
+		f        format
 	)
 	cmd := &cobra.Command{
 		Use:   "diff A B",
@@ -31,12 +34,17 @@ differ, like git diff). Each side converts --values to its own config version, a
 does, so diffing two releases whose config type changed shows what the upgrade does to
 your configuration (stderr names each conversion).
 
+--format json prints {a, b, differ, diff}: per side, the source rendered and the conversion
+of --values (each step with the rules applied, as config convert --format json lists them),
+whether the renderings differ, and the unified diff.
+
 --version RANGE pins each of A and B that names a repository without a tag to the highest
 version the range matches (at least one must), as for render: so an installed tag can be
 compared with the newest release in a range before upgrading.`,
 		Example: `  addonpack diff localhost:5000/addons/hello:0.1.0 localhost:5000/addons/hello:0.2.0 --key release.pub --values my-hello.yaml
   addonpack diff localhost:5000/addons/hello:0.1.0 ./hello --key release.pub --exit-code
-  addonpack diff localhost:5000/addons/hello:0.1.0 localhost:5000/addons/hello --version 0.x --key release.pub`,
+  addonpack diff localhost:5000/addons/hello:0.1.0 localhost:5000/addons/hello --version 0.x --key release.pub
+  addonpack diff localhost:5000/addons/hello:0.1.0 ./hello --key release.pub --values my-hello.yaml -o json`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			data, name, err := g.readValues(values)
@@ -47,26 +55,30 @@ compared with the newest release in a range before upgrading.`,
 			if err != nil {
 				return err
 			}
-			a, err := g.renderOne(cmd.Context(), refs[0], data, name, &vf)
+			a, sourceA, err := g.renderOne(cmd.Context(), refs[0], data, name, &vf)
 			if err != nil {
 				return err
 			}
-			b, err := g.renderOne(cmd.Context(), refs[1], data, name, &vf)
+			b, sourceB, err := g.renderOne(cmd.Context(), refs[1], data, name, &vf)
 			if err != nil {
 				return err
 			}
-			d, err := deliver.Diff(a, b, args[0], args[1])
+			d, err := deliver.Diff(a.YAML, b.YAML, args[0], args[1])
 			if err != nil {
 				return err
 			}
-			if d == "" {
-				fmt.Fprintln(g.streams.Err, "no differences")
-				return nil
-			}
-			if _, err := fmt.Fprint(g.streams.Out, d); err != nil {
+			err = f.print(g.streams.Out, diffOutput{A: diffSide{sourceA, a.Conversion}, B: diffSide{sourceB, b.Conversion}, Differ: d != "", Diff: d}, func(w io.Writer) error {
+				if d == "" {
+					fmt.Fprintln(g.streams.Err, "no differences")
+					return nil
+				}
+				_, err := fmt.Fprint(w, d)
+				return err
+			})
+			if err != nil {
 				return err
 			}
-			if exitCode {
+			if exitCode && d != "" {
 				return errDiffer{}
 			}
 			return nil
@@ -76,14 +88,33 @@ compared with the newest release in a range before upgrading.`,
 	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when the renderings differ")
 	vf.add(cmd, true)
 	vr.add(cmd)
+	addFormat(cmd, &f, true)
 	return cmd
 }
 
-func (g *globals) renderOne(ctx context.Context, arg string, values []byte, name string, vf *verifyFlags) ([]byte, error) {
+// diffOutput is diff's JSON (specs/cli-output.md).
+type diffOutput struct {
+	A      diffSide `json:"a"`
+	B      diffSide `json:"b"`
+	Differ bool     `json:"differ"`
+	Diff   string   `json:"diff,omitempty"`
+}
+
+// diffSide is one side of a diff: what was rendered, and what converting
+// the user's values to its config version took.
+type diffSide struct {
+	Source     string         `json:"source"`
+	Conversion []convert.Step `json:"conversion,omitempty"`
+}
+
+// renderOne renders one side of a diff; it returns the name of what was
+// rendered too (the pinned reference, or the layout or directory).
+func (g *globals) renderOne(ctx context.Context, arg string, values []byte, name string, vf *verifyFlags) (deliver.Rendering, string, error) {
 	p, err := g.open(ctx, arg, vf)
 	if err != nil {
-		return nil, err
+		return deliver.Rendering{}, "", err
 	}
 	defer p.Close()
-	return p.Render(ctx, values, name)
+	r, err := p.RenderConverted(ctx, values, name)
+	return r, p.Name, err
 }

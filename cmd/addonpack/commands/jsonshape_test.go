@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -31,33 +32,42 @@ func TestJSONShapes(t *testing.T) {
 	if err := os.CopyFS(dir, os.DirFS(world)); err != nil {
 		t.Fatal(err)
 	}
+	// The example pair whose config type changed: conversion reports.
+	for _, ex := range []string{"greeter-v1", "greeter-v2"} {
+		if err := os.CopyFS(filepath.Join(dir, ex), os.DirFS(filepath.Join(wd, "..", "..", "..", "examples", ex))); err != nil {
+			t.Fatal(err)
+		}
+	}
 	t.Chdir(dir)
 	signEnv := map[string]string{"HOME": env["HOME"], "COSIGN_PASSWORD": "secret"}
 	ref := host + "/addons/hello:0.1.0"
 	cmds := []struct {
 		env  map[string]string
 		args []string
+		name string // in the golden file; default shapeName(args)
 	}{
-		{env, []string{"version"}},
-		{env, []string{"init", "fresh"}},
-		{env, []string{"build", "./hello"}},
-		{signEnv, []string{"keygen", "--output-key-prefix", "other"}},
-		{signEnv, []string{"push", "./hello", ref, "--key", "release.key"}},
-		{env, []string{"inspect", ref}},
-		{env, []string{"verify", ref, "--key", "release.pub", "--require-provenance"}},
-		{env, []string{"verify", ref, host + "/addons/hello:0.2.0", "--key", "release.pub"}},
-		{env, []string{"pull", ref, "-o", "pulled", "--key", "release.pub"}},
-		{signEnv, []string{"sign", ref, "--key", "release.key", "-a", "team=dns"}},
-		{signEnv, []string{"attest", ref, "--key", "release.key", "--predicate", "sbom.spdx.json", "--type", "spdxjson"}},
-		{env, []string{"copy", ref, host + "/mirror/hello", "--key", "release.pub"}},
-		{env, []string{"config", "defaults", ref, "--key", "release.pub"}},
-		{env, []string{"config", "versions", ref, "--key", "release.pub"}},
-		{env, []string{"config", "convert", ref, "--key", "release.pub", "--values", "my-hello.yaml"}},
-		{env, []string{"config", "check-upgrade", ref, "./hello", "--key", "release.pub"}},
-		{env, []string{"render", ref, "--key", "release.pub"}},
-		{env, []string{"versions", host + "/addons/hello"}},
-		{env, []string{"lock", "addons.yaml", "--key", "release.pub"}},
-		{env, []string{"prune", host + "/addons/hello", "--keep", "1"}},
+		{env, []string{"version"}, ""},
+		{env, []string{"init", "fresh"}, ""},
+		{env, []string{"build", "./hello"}, ""},
+		{signEnv, []string{"keygen", "--output-key-prefix", "other"}, ""},
+		{signEnv, []string{"push", "./hello", ref, "--key", "release.key"}, ""},
+		{env, []string{"inspect", ref}, ""},
+		{env, []string{"verify", ref, "--key", "release.pub", "--require-provenance"}, ""},
+		{env, []string{"verify", ref, host + "/addons/hello:0.2.0", "--key", "release.pub"}, ""},
+		{env, []string{"pull", ref, "-o", "pulled", "--key", "release.pub"}, ""},
+		{signEnv, []string{"sign", ref, "--key", "release.key", "-a", "team=dns"}, ""},
+		{signEnv, []string{"attest", ref, "--key", "release.key", "--predicate", "sbom.spdx.json", "--type", "spdxjson"}, ""},
+		{env, []string{"copy", ref, host + "/mirror/hello", "--key", "release.pub"}, ""},
+		{env, []string{"config", "defaults", ref, "--key", "release.pub"}, ""},
+		{env, []string{"config", "versions", ref, "--key", "release.pub"}, ""},
+		{env, []string{"config", "convert", ref, "--key", "release.pub", "--values", "my-hello.yaml"}, ""},
+		{env, []string{"config", "convert", "./greeter-v2", "--values", "greeter-v1/config/custom.yaml"}, "config convert (an older version)"},
+		{env, []string{"config", "check-upgrade", ref, "./hello", "--key", "release.pub"}, ""},
+		{env, []string{"render", ref, "--key", "release.pub"}, ""},
+		{env, []string{"diff", "./greeter-v1", "./greeter-v2", "--values", "greeter-v1/config/custom.yaml"}, ""},
+		{env, []string{"versions", host + "/addons/hello"}, ""},
+		{env, []string{"lock", "addons.yaml", "--key", "release.pub"}, ""},
+		{env, []string{"prune", host + "/addons/hello", "--keep", "1"}, ""},
 	}
 	var b strings.Builder
 	for _, c := range cmds {
@@ -78,7 +88,11 @@ func TestJSONShapes(t *testing.T) {
 			// Kubernetes object has is the CLI's shape.
 			v.(map[string]any)["items"] = []any{map[string]any{"apiVersion": "", "kind": "", "metadata": map[string]any{"name": ""}}}
 		}
-		fmt.Fprintf(&b, "## addonpack %s\n%s\n\n", shapeName(c.args), shape(v, ""))
+		name := c.name
+		if name == "" {
+			name = shapeName(c.args)
+		}
+		fmt.Fprintf(&b, "## addonpack %s\n%s\n\n", name, shape(v, ""))
 	}
 	t.Chdir(wd)
 	golden(t, "json-shapes.golden", b.String())

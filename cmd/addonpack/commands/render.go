@@ -35,7 +35,8 @@ or an explicit --insecure-skip-verify) before any content is read; a source DIR 
 and is not. The same reference, values and flags
 always give byte-identical output. A --values object of an older config version the add-on
 still reads is converted to its current version first (stderr: "FILE: converted v1alpha1 →
-v1beta1"; addonpack config convert shows the result).
+v1beta1", in every format; addonpack config convert --format json shows the result and the
+rules applied, diff --format json the rules of each side).
 
   --format yaml        multi-document YAML for kubectl apply -f - (default)
   --format json        one JSON v1 List
