@@ -9,6 +9,7 @@ import (
 
 	"github.com/addonpack/addonpack/pkg/convert"
 	"github.com/addonpack/addonpack/pkg/deliver"
+	"github.com/addonpack/addonpack/pkg/semver"
 )
 
 // errDiffer makes `diff --exit-code` exit 1 when the renderings differ.
@@ -19,6 +20,7 @@ func (errDiffer) Error() string { return "the renderings differ" }
 func newDiff(g *globals) *cobra.Command {
 	var (
 		values   string
+		kube     string
 		exitCode bool
 		vf       verifyFlags
 		vr       versionFlag
@@ -38,15 +40,24 @@ your configuration (stderr names each conversion).
 of --values (each step with the rules applied, as config convert --format json lists them),
 whether the renderings differ, and the unified diff.
 
+--kube-version gives the target cluster's Kubernetes version to both sides, as render's
+does: required when a side has a component that depends on it (kubernetes: in addon.yaml),
+so an upgrade review shows the components the new release enables or drops for your cluster.
+
 --version RANGE pins each of A and B that names a repository without a tag to the highest
 version the range matches (at least one must), as for render: so an installed tag can be
 compared with the newest release in a range before upgrading.`,
 		Example: `  addonpack diff localhost:5000/addons/hello:0.1.0 localhost:5000/addons/hello:0.2.0 --key release.pub --values my-hello.yaml
   addonpack diff localhost:5000/addons/hello:0.1.0 ./hello --key release.pub --exit-code
   addonpack diff localhost:5000/addons/hello:0.1.0 localhost:5000/addons/hello --version 0.x --key release.pub
-  addonpack diff localhost:5000/addons/hello:0.1.0 ./hello --key release.pub --values my-hello.yaml -o json`,
+  addonpack diff localhost:5000/addons/hello:0.1.0 ./hello --key release.pub --values my-hello.yaml -o json
+  addonpack diff localhost:5000/addons/hello:0.1.0 localhost:5000/addons/hello:0.2.0 --key release.pub --kube-version v1.30.2`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			kubeVersion, err := g.kubeVersion(kube)
+			if err != nil {
+				return err
+			}
 			data, name, err := g.readValues(values)
 			if err != nil {
 				return err
@@ -55,11 +66,11 @@ compared with the newest release in a range before upgrading.`,
 			if err != nil {
 				return err
 			}
-			a, sourceA, err := g.renderOne(cmd.Context(), refs[0], data, name, &vf)
+			a, sourceA, err := g.renderOne(cmd.Context(), refs[0], data, name, kubeVersion, &vf)
 			if err != nil {
 				return err
 			}
-			b, sourceB, err := g.renderOne(cmd.Context(), refs[1], data, name, &vf)
+			b, sourceB, err := g.renderOne(cmd.Context(), refs[1], data, name, kubeVersion, &vf)
 			if err != nil {
 				return err
 			}
@@ -86,6 +97,7 @@ compared with the newest release in a range before upgrading.`,
 	}
 	cmd.Flags().StringVar(&values, "values", "", "config object used for both renderings (- for stdin)")
 	cmd.Flags().BoolVar(&exitCode, "exit-code", false, "exit 1 when the renderings differ")
+	cmd.Flags().StringVar(&kube, "kube-version", "", "the target cluster's Kubernetes version (1.30.2, v1.30.2-eks-1), for both sides' components that depend on it")
 	vf.add(cmd, true)
 	vr.add(cmd)
 	addFormat(cmd, &f, true)
@@ -109,12 +121,13 @@ type diffSide struct {
 
 // renderOne renders one side of a diff; it returns the name of what was
 // rendered too (the pinned reference, or the layout or directory).
-func (g *globals) renderOne(ctx context.Context, arg string, values []byte, name string, vf *verifyFlags) (deliver.Rendering, string, error) {
+func (g *globals) renderOne(ctx context.Context, arg string, values []byte, name string, kube semver.Version, vf *verifyFlags) (deliver.Rendering, string, error) {
 	p, err := g.open(ctx, arg, vf)
 	if err != nil {
 		return deliver.Rendering{}, "", err
 	}
 	defer p.Close()
+	p.KubeVersion = kube
 	r, err := p.RenderConverted(ctx, values, name)
 	return r, p.Name, err
 }

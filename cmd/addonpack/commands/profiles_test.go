@@ -1,6 +1,7 @@
 package commands_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,5 +60,55 @@ func TestRenderProfiles(t *testing.T) {
 		if r.code != 0 || !strings.Contains(r.out, "- components/aws\n") || !strings.Contains(r.out, "- components/kubernetes-1.29\n") || !strings.Contains(r.out, "expander: least-waste") {
 			t.Fatalf("--for %s with profiles: %+v", tool, r)
 		}
+	}
+}
+
+// TestDiffKubeVersion: diff gives --kube-version to both sides, and refuses
+// as render does when a side depends on it and none (or no valid one) is
+// given. The next release of the example drops its 1.29 component and adds
+// one for 1.30, so each cluster version sees a component appear or go.
+func TestDiffKubeVersion(t *testing.T) {
+	next := filepath.Join(t.TempDir(), "next")
+	if err := os.CopyFS(next, os.DirFS(autoscaler)); err != nil {
+		t.Fatal(err)
+	}
+	a, err := os.ReadFile(filepath.Join(next, "addon.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := "      - path: components/kubernetes-1.29\n        kubernetes: \">=1.29.0, <1.30.0\"\n"
+	to := "      - path: components/kubernetes-1.30\n        kubernetes: \">=1.30.0, <1.31.0\"\n"
+	if !strings.Contains(string(a), from) {
+		t.Fatalf("examples/cluster-autoscaler/addon.yaml no longer has %q", from)
+	}
+	component := "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nimages:\n  - name: registry.k8s.io/autoscaling/cluster-autoscaler\n    newTag: v1.30.3\n"
+	os.RemoveAll(filepath.Join(next, "components", "kubernetes-1.29"))
+	os.Mkdir(filepath.Join(next, "components", "kubernetes-1.30"), 0o755)
+	if err := errors.Join(os.WriteFile(filepath.Join(next, "addon.yaml"), []byte(strings.Replace(string(a), from, to, 1)), 0o644),
+		os.WriteFile(filepath.Join(next, "components", "kubernetes-1.30", "kustomization.yaml"), []byte(component), 0o644)); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tt := range []struct {
+		kube     []string
+		code     int
+		out, err string
+	}{
+		// No version: refused as render refuses it, naming the flag.
+		{nil, commands.ExitUsage, "", "depends on the Kubernetes version (kubernetes: \">=1.29.0, <1.30.0\"): give the target cluster's version (render --kube-version)"},
+		{[]string{"--kube-version", "1.30"}, commands.ExitUsage, "", "--kube-version: Kubernetes version \"1.30\": want MAJOR.MINOR.PATCH"},
+		// A 1.29 cluster loses the 1.29 autoscaler: the next release no longer supports it.
+		{[]string{"--kube-version", "v1.29.3-eks-1"}, 1, "-        image: registry.k8s.io/autoscaling/cluster-autoscaler:v1.29.4\n+        image: registry.k8s.io/autoscaling/cluster-autoscaler:v1.30.2\n", ""},
+		// A 1.30 cluster gets the new 1.30 component's patch release.
+		{[]string{"--kube-version", "1.30.2"}, 1, "-        image: registry.k8s.io/autoscaling/cluster-autoscaler:v1.30.2\n+        image: registry.k8s.io/autoscaling/cluster-autoscaler:v1.30.3\n", ""},
+	} {
+		r := run(t, nil, append([]string{"diff", autoscaler, next, "--exit-code"}, tt.kube...)...)
+		if r.code != tt.code || !strings.Contains(r.out, tt.out) || !strings.Contains(r.err, tt.err) {
+			t.Errorf("diff %v: %+v\nwant exit %d, stdout with %q, stderr with %q", tt.kube, r, tt.code, tt.out, tt.err)
+		}
+	}
+	// Both sides get the version: the same package at 1.29 is unchanged.
+	if r := run(t, nil, "diff", autoscaler, autoscaler, "--kube-version", "1.29.3", "--exit-code"); r.code != 0 || r.out != "" || r.err != "no differences\n" {
+		t.Fatalf("diff of the example with itself at 1.29.3: %+v", r)
 	}
 }
