@@ -2,6 +2,7 @@ package verify
 
 import (
 	"crypto/x509"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -113,13 +114,20 @@ func precheck(r *TrustedRoot, entity sgverify.SignedEntity, skipTimestamp bool) 
 	if len(entries) > maxTlogEntries {
 		return fmt.Errorf("%d transparency-log entries, more than %d", len(entries), maxTlogEntries)
 	}
+	proofs := 0
 	for _, e := range entries {
+		if e.HasInclusionProof() && r.root.RekorLogs()[hex.EncodeToString([]byte(e.LogKeyID()))] != nil {
+			proofs++ // sigstore-go verifies it against the log's checkpoint key
+		}
 		if !e.HasInclusionPromise() {
 			continue
 		}
 		if err := tlog.VerifySET(e, r.root.RekorLogs()); err != nil {
 			return fmt.Errorf("log entry %d of log %x: its signed entry timestamp does not verify with the root's Rekor keys: %w", e.LogIndex(), e.LogKeyID(), err)
 		}
+	}
+	if req.InclusionProof && proofs == 0 {
+		return errors.New("no transparency-log entry with an inclusion proof of the root's Rekor logs (a signed entry timestamp alone, as classic signatures and v0.1 bundles carry, is not enough), and the policy requires one (require: inclusionProof)")
 	}
 	if req.Timestamp && !skipTimestamp {
 		ts, err := entity.Timestamps()

@@ -41,9 +41,10 @@ type policyFile struct {
 		NotAfter  *time.Time `json:"notAfter"`
 	} `json:"keys"`
 	TrustedRoots []struct {
-		Name   string `json:"name"`
-		Path   string `json:"path"`
-		Digest string `json:"digest"`
+		Name    string   `json:"name"`
+		Path    string   `json:"path"`
+		Digest  string   `json:"digest"`
+		Require []string `json:"require"`
 	} `json:"trustedRoots"`
 	Identities []struct {
 		Name          string            `json:"name"`
@@ -228,6 +229,11 @@ func (f *policyFile) identities(name string) (map[string]Identity, error) {
 				err = fmt.Errorf("%w: %w", ErrPolicy, err)
 			}
 			return nil, fmt.Errorf("policy %s: %w", name, err)
+		}
+		if len(r.Require) > 0 {
+			if tr, err = tr.Require(r.Require); err != nil {
+				return nil, fmt.Errorf("policy %s: %w", name, err)
+			}
 		}
 		roots[r.Name] = tr
 	}

@@ -235,6 +235,7 @@ func (p *Policy) Digest() string {
 	}
 	type identity struct {
 		Root          string                 `json:"root"`
+		RootRequires  []string               `json:"rootRequires,omitempty"` // absent when none: older digests stay
 		Issuer        string                 `json:"issuer,omitempty"`
 		IssuerRegexp  string                 `json:"issuerRegexp,omitempty"`
 		Subject       string                 `json:"subject,omitempty"`
@@ -269,7 +270,7 @@ func (p *Policy) Digest() string {
 			ci := identity{Issuer: id.Issuer, IssuerRegexp: id.IssuerRegexp, Subject: id.Subject,
 				SubjectRegexp: id.SubjectRegexp, Extensions: id.Extensions}
 			if id.Root != nil {
-				ci.Root = id.Root.Digest
+				ci.Root, ci.RootRequires = id.Root.Digest, id.Root.Demanded()
 			}
 			cs.Identities = append(cs.Identities, ci)
 		}

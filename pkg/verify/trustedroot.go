@@ -23,15 +23,22 @@ type TrustedRoot struct {
 	Name   string
 	Digest string // "sha256:<hex>" of the file's bytes
 	root   *root.TrustedRoot
+	// demanded are the checks the policy's `require` names (Require):
+	// added to those the root's content derives, never subtracted.
+	demanded []string
 }
 
 // Requirements are the checks a root makes mandatory (specs/policy.md,
 // "What a keyless signature must prove"): derived from its content, never
-// weakened by a policy.
+// weakened by a policy; a policy may demand more (Require).
 type Requirements struct {
 	TransparencyLog bool `json:"transparencyLog"` // the root has Rekor logs
 	Timestamp       bool `json:"timestamp"`       // the root has timestamping authorities
 	SCT             bool `json:"sct"`             // the root has CT logs
+	// InclusionProof demands a log entry with an inclusion proof (and
+	// signed checkpoint), not only a signed entry timestamp: never derived
+	// from a root, only demanded by a policy.
+	InclusionProof bool `json:"inclusionProof,omitempty"`
 }
 
 // LoadTrustedRoot reads a trusted_root.json. When want is not empty the
@@ -74,14 +81,68 @@ func ParseTrustedRoot(name string, raw []byte, where, want string) (*TrustedRoot
 	return r, nil
 }
 
-// Requirements returns the checks r makes mandatory.
+// Requirements returns the checks r makes mandatory: those its content
+// derives and those the policy demands (Require).
 func (r *TrustedRoot) Requirements() Requirements {
-	return Requirements{
+	req := Requirements{
 		TransparencyLog: len(r.root.RekorLogs()) > 0,
 		Timestamp:       len(r.root.TimestampingAuthorities()) > 0,
 		SCT:             len(r.root.CTLogs()) > 0,
 	}
+	for _, d := range r.demanded {
+		req.InclusionProof = req.InclusionProof || d == RequireInclusionProof
+	}
+	return req
 }
+
+// The checks a policy may demand of a trusted root (specs/policy.md,
+// trustedRoots[].require).
+const (
+	RequireTransparencyLog = "transparencyLog"
+	RequireTimestamp       = "timestamp"
+	RequireSCT             = "sct"
+	RequireInclusionProof  = "inclusionProof"
+)
+
+// Require returns a copy of r that also demands the checks named (Require…
+// constants). A check the root cannot make (a timestamp, and the root lists
+// no timestamping authority) is an invalid policy: demanding it must not
+// silently verify less than the policy says. Demanding what the root's
+// content already derives is allowed and changes nothing but the policy
+// digest: it states the policy's intent and fails to load if the pinned
+// root is ever replaced by one that cannot make the check.
+func (r *TrustedRoot) Require(checks []string) (*TrustedRoot, error) {
+	have := r.Requirements()
+	can := map[string]struct {
+		ok   bool
+		lack string
+	}{
+		RequireTransparencyLog: {have.TransparencyLog, "no Rekor logs (tlogs)"},
+		RequireInclusionProof:  {have.TransparencyLog, "no Rekor logs (tlogs)"},
+		RequireTimestamp:       {have.Timestamp, "no timestamping authorities (timestampAuthorities)"},
+		RequireSCT:             {have.SCT, "no CT logs (ctlogs)"},
+	}
+	q := *r
+	q.demanded = nil
+	for _, c := range sorted(checks) {
+		v, known := can[c]
+		switch {
+		case !known:
+			return nil, fmt.Errorf("%w: trusted root %q: require: unknown check %q (one of %s, %s, %s, %s)", ErrPolicy, r.Name, c,
+				RequireTransparencyLog, RequireTimestamp, RequireSCT, RequireInclusionProof)
+		case !v.ok:
+			return nil, fmt.Errorf("%w: trusted root %q: require: %s, but the root (%s) lists %s, so it can never be checked", ErrPolicy, r.Name, c, r.Digest, v.lack)
+		}
+		if len(q.demanded) == 0 || q.demanded[len(q.demanded)-1] != c {
+			q.demanded = append(q.demanded, c)
+		}
+	}
+	return &q, nil
+}
+
+// Demanded returns the checks the policy demands of r (sorted; nil when it
+// demands none).
+func (r *TrustedRoot) Demanded() []string { return append([]string(nil), r.demanded...) }
 
 // verifier returns a sigstore-go verifier demanding r's requirements. With
 // a log entry or a timestamp required, the certificate is checked at the
