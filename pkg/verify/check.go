@@ -229,7 +229,11 @@ func (ck checker) firstKey(ok func(*keys.Verifier) bool) *Key {
 }
 
 func (ck checker) untrusted() error {
-	return fmt.Errorf("%w: none of the %d trusted keys verifies it", ErrUntrusted, len(distinctKeys(ck.scope.Keys)))
+	n := len(distinctKeys(ck.scope.Keys))
+	if n == 0 {
+		return fmt.Errorf("%w: a key signature, but the scope trusts no keys (only keyless identities)", ErrUntrusted)
+	}
+	return fmt.Errorf("%w: none of the %d trusted keys verifies it", ErrUntrusted, n)
 }
 
 func (ck checker) window(k *Key) error {
