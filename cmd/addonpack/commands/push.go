@@ -93,7 +93,11 @@ per add-on; a failure does not stop the others, and the first one sets the exit 
 					return err
 				}
 				for _, s := range res.Signatures {
-					fmt.Fprintf(g.streams.Err, "%s %s with %s at %s\n", s.Kind, s.PredicateType, signedBy(s), s.Location)
+					what := s.Kind // a signature has no predicate type
+					if s.PredicateType != "" {
+						what += " " + s.PredicateType
+					}
+					fmt.Fprintf(g.streams.Err, "%s with %s at %s\n", what, signedBy(s), s.Location)
 				}
 				return nil
 			})
