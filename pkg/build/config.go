@@ -29,7 +29,11 @@ func (s *source) checkConfig(tree fs.FS, limits schema.Limits) (*configCheck, er
 	if err != nil || t == nil {
 		return nil, err
 	}
-	profiles, err := s.checkProfiles(t)
+	ps, err := t.Profiles()
+	if err != nil {
+		return nil, err
+	}
+	profiles, err := s.checkProfiles(t, ps)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +41,6 @@ func (s *source) checkConfig(tree fs.FS, limits schema.Limits) (*configCheck, er
 	if t.NeedsKubeVersion() {
 		// The defaults render needs a Kubernetes version: the lowest of
 		// the profiles' (each profile is rendered too).
-		ps, _ := t.Profiles()
 		opts.KubeVersion = ps[0].KubeVersion
 		for _, p := range ps {
 			if p.KubeVersion.Compare(opts.KubeVersion) < 0 {

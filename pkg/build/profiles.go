@@ -18,14 +18,10 @@ type profileCheck struct {
 	allOn      []string // the same with every boolean `when` true
 }
 
-// checkProfiles resolves every profile of t (none for a type whose
-// components depend on booleans only), as a consumer who sets only the
-// profile's enum fields and Kubernetes version gets it.
-func (s *source) checkProfiles(t *config.Type) ([]profileCheck, error) {
-	profiles, err := t.Profiles()
-	if err != nil {
-		return nil, err
-	}
+// checkProfiles resolves every profile of t (t.Profiles: none for a type
+// whose components depend on booleans only), as a consumer who sets only
+// the profile's enum fields and Kubernetes version gets it.
+func (s *source) checkProfiles(t *config.Type, profiles []config.Profile) ([]profileCheck, error) {
 	var out []profileCheck
 	for _, p := range profiles {
 		opts := config.Options{KubeVersion: p.KubeVersion}
