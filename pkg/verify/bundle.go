@@ -8,6 +8,7 @@ import (
 
 	ssldsse "github.com/secure-systems-lab/go-securesystemslib/dsse"
 	protobundle "github.com/sigstore/protobuf-specs/gen/pb-go/bundle/v1"
+	protodsse "github.com/sigstore/protobuf-specs/gen/pb-go/dsse"
 	sgbundle "github.com/sigstore/sigstore-go/pkg/bundle"
 	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -27,6 +28,12 @@ func bundleEnvelope(b []byte) ([]byte, error) {
 	if d == nil {
 		return nil, fmt.Errorf("%w: sigstore bundle without a DSSE envelope", ErrPayloadType)
 	}
+	return envelopeJSON(d)
+}
+
+// envelopeJSON writes a bundle's DSSE envelope in the JSON form DSSE
+// verifiers read.
+func envelopeJSON(d *protodsse.Envelope) ([]byte, error) {
 	e := ssldsse.Envelope{PayloadType: d.GetPayloadType(), Payload: base64.StdEncoding.EncodeToString(d.GetPayload())}
 	for _, s := range d.GetSignatures() {
 		e.Signatures = append(e.Signatures, ssldsse.Signature{KeyID: s.GetKeyid(), Sig: base64.StdEncoding.EncodeToString(s.GetSig())})
@@ -63,7 +70,7 @@ func (ck checker) keylessBundle(cd *candidate, b []byte) (*Identity, error) {
 	if err != nil {
 		return nil, err
 	}
-	env, err := bundleEnvelope(b)
+	env, err := envelopeJSON(sb.GetDsseEnvelope())
 	if err != nil {
 		return nil, err
 	}
