@@ -220,7 +220,7 @@ func certIdentity(der []byte) (*Identity, error) {
 }
 
 func signKeyless(ctx context.Context, t Target, subject ocispec.Descriptor, opts Options) (*Result, error) {
-	res, err := keylessBundle(ctx, t, subject, opts.Keyless, nil, CosignSignPredicateType, opts)
+	res, err := keylessBundle(ctx, t, subject, nil, CosignSignPredicateType, opts)
 	if err != nil {
 		return nil, fmt.Errorf("sign %s keyless: %w", t.Ref.WithDigest(subject.Digest), err)
 	}
@@ -230,7 +230,7 @@ func signKeyless(ctx context.Context, t Target, subject ocispec.Descriptor, opts
 }
 
 func attestKeyless(ctx context.Context, t Target, subject ocispec.Descriptor, stmt []byte, predicateType string, opts Options) (*Result, error) {
-	res, err := keylessBundle(ctx, t, subject, opts.Keyless, stmt, predicateType, opts)
+	res, err := keylessBundle(ctx, t, subject, stmt, predicateType, opts)
 	if err != nil {
 		return nil, fmt.Errorf("attest %s (%s) keyless: %w", t.Ref.WithDigest(subject.Digest), predicateType, err)
 	}
@@ -238,15 +238,15 @@ func attestKeyless(ctx context.Context, t Target, subject ocispec.Descriptor, st
 }
 
 // keylessBundle signs stmt (nil: the cosign sign statement for subject)
-// keyless and stores the bundle as a referrer of subject.
-func keylessBundle(ctx context.Context, t Target, subject ocispec.Descriptor, k *Keyless, stmt []byte, predicateType string, opts Options) (*Result, error) {
+// with opts.Keyless and stores the bundle as a referrer of subject.
+func keylessBundle(ctx context.Context, t Target, subject ocispec.Descriptor, stmt []byte, predicateType string, opts Options) (*Result, error) {
 	if stmt == nil {
 		var err error
 		if stmt, err = signStatement(t, subject, opts); err != nil {
 			return nil, err
 		}
 	}
-	b, id, err := k.bundle(ctx, stmt)
+	b, id, err := opts.Keyless.bundle(ctx, stmt)
 	if err != nil {
 		return nil, err
 	}
