@@ -83,7 +83,7 @@ func (g *globals) keyless(ctx context.Context, k *keylessFlags) (*sign.Keyless, 
 	return kl, nil
 }
 
-// signer is what sign and attest sign with: the unlocked --key, or (nil
+// signerFor is what sign and attest sign with: the unlocked --key, or (nil
 // and opts.Keyless set) keyless signing.
 func (g *globals) signerFor(ctx context.Context, sf *signFlags, opts *sign.Options) (*keys.Signer, error) {
 	if err := sf.keyless.check(sf.key); err != nil {

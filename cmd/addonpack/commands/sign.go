@@ -32,7 +32,7 @@ func (s *signFlags) add(cmd *cobra.Command, keyHelp string) {
 }
 
 func (s *signFlags) addSBOM(cmd *cobra.Command) {
-	cmd.Flags().BoolVar(&s.sbom, "sbom", false, "with --key, also attach a signed CycloneDX SBOM: the images of spec.images with their digests, and the package's files")
+	cmd.Flags().BoolVar(&s.sbom, "sbom", false, "with --key or --keyless, also attach a signed CycloneDX SBOM: the images of spec.images with their digests, and the package's files")
 }
 
 func (s *signFlags) addAnnotations(cmd *cobra.Command) {
@@ -100,7 +100,7 @@ certificate binding it to your OIDC identity (--identity-token TOKEN or @FILE; i
 Actions job with permissions id-token: write, the job's own token), the signature logged in
 Rekor, all in a Sigstore bundle referrer that 'cosign verify --new-bundle-format' and
 'addonpack verify --trusted-root' read. --fulcio-url, --rekor-url and --timestamp-server-url
-default to Sigstore's public-good services (no timestamp authority).`,
+default to Sigstore's public-good services (--timestamp-server-url "" for no timestamp).`,
 		Example: `  COSIGN_PASSWORD=secret addonpack sign localhost:5000/addons/hello:0.1.0 --key release.key
   COSIGN_PASSWORD=secret addonpack sign localhost:5000/addons/hello:0.1.0 --key release.key -a team=dns --signature-format bundle`,
 		Args: exactArgs(1),
