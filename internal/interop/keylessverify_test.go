@@ -24,15 +24,8 @@ func TestAddonpackVerifiesCosignKeyless(t *testing.T) {
 	}
 	srv := testsigstore.StartServers(t, ss)
 	w := testsigstore.GitHubWorkflow{Repository: "example/hello", Workflow: ".github/workflows/release.yml", Ref: "refs/tags/v0.1.0"}
-	rootJSON, err := ss.TrustedRootJSON(testsigstore.RootOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := srv.TrustedRootFile(t)
 	dir := t.TempDir()
-	root := filepath.Join(dir, "trusted_root.json")
-	if err := os.WriteFile(root, rootJSON, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	builder := "https://github.com/example/hello/.github/workflows/release.yml@refs/tags/v0.1.0"
 	pred := filepath.Join(dir, "provenance.json")
 	if err := os.WriteFile(pred, []byte(`{"buildDefinition":{"buildType":"https://example.com/build"},"runDetails":{"builder":{"id":"`+builder+`"}}}`), 0o644); err != nil {
