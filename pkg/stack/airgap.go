@@ -1,7 +1,6 @@
 package stack
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 
 	"github.com/opencontainers/go-digest"
-	yamlv3 "go.yaml.in/yaml/v3"
 
 	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
@@ -166,16 +164,7 @@ func (s *Stack) Marshal() ([]byte, error) {
 	for _, e := range s.Addons {
 		out.Addons = append(out.Addons, entry{e.Name, e.Repository, e.Version, e.Digest, e.Values})
 	}
-	var b bytes.Buffer
-	enc := yamlv3.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(out); err != nil {
-		return nil, err
-	}
-	if err := enc.Close(); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return marshalYAML(out)
 }
 
 // lockedRef is the locked add-on a in repository repo: REPO:TAG@DIGEST

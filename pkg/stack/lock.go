@@ -157,11 +157,15 @@ func order(deps map[string][]string, levels map[string]int) []string {
 }
 
 // Marshal writes the lock canonically: two-space YAML, keys in field order.
-func (l *Lock) Marshal() ([]byte, error) {
+func (l *Lock) Marshal() ([]byte, error) { return marshalYAML(l) }
+
+// marshalYAML writes v as two-space YAML, keys in field order: the form of
+// both the lock and a stack file addonpack writes.
+func marshalYAML(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := yamlv3.NewEncoder(&b)
 	enc.SetIndent(2)
-	if err := enc.Encode(l); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
 	if err := enc.Close(); err != nil {
