@@ -43,14 +43,12 @@ type Store interface {
 	Resolve(ctx context.Context, reference string) (ocispec.Descriptor, error)
 }
 
-// Open opens an OCI layout directory or tarball at path ("PATH" or
-// "PATH:TAG") and returns the store and the manifest to use: the one tagged
-// TAG, else the only tagged one. It never writes.
-func Open(ctx context.Context, spec string) (Store, ocispec.Descriptor, error) {
-	path, tag := Split(spec)
+// OpenStore opens the OCI layout directory or tarball at path, read-only;
+// a path that is not a layout is ErrLayout.
+func OpenStore(ctx context.Context, path string) (*oci.ReadOnlyStore, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, ocispec.Descriptor{}, fmt.Errorf("OCI layout %s: %w", path, err)
+		return nil, fmt.Errorf("OCI layout %s: %w", path, err)
 	}
 	var store *oci.ReadOnlyStore
 	if fi.IsDir() {
@@ -59,7 +57,19 @@ func Open(ctx context.Context, spec string) (Store, ocispec.Descriptor, error) {
 		store, err = oci.NewFromTar(ctx, path)
 	}
 	if err != nil {
-		return nil, ocispec.Descriptor{}, fmt.Errorf("OCI layout %s: %w: %w", path, ErrLayout, err)
+		return nil, fmt.Errorf("OCI layout %s: %w: %w", path, ErrLayout, err)
+	}
+	return store, nil
+}
+
+// Open opens an OCI layout directory or tarball at path ("PATH" or
+// "PATH:TAG") and returns the store and the manifest to use: the one tagged
+// TAG, else the only tagged one. It never writes.
+func Open(ctx context.Context, spec string) (Store, ocispec.Descriptor, error) {
+	path, tag := Split(spec)
+	store, err := OpenStore(ctx, path)
+	if err != nil {
+		return nil, ocispec.Descriptor{}, err
 	}
 	if tag == "" {
 		var tags []string

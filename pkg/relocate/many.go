@@ -171,18 +171,9 @@ func FromTarballMany(ctx context.Context, c *registry.Client, path string, entri
 
 // openLayout opens an OCI layout directory or tarball for reading.
 func openLayout(ctx context.Context, path string) (layoutSource, error) {
-	fi, err := os.Stat(path)
+	store, err := layout.OpenStore(ctx, path)
 	if err != nil {
-		return layoutSource{}, fmt.Errorf("OCI layout %s: %w", path, err)
-	}
-	var store *oci.ReadOnlyStore
-	if fi.IsDir() {
-		store, err = oci.NewFromFS(ctx, os.DirFS(path))
-	} else {
-		store, err = oci.NewFromTar(ctx, path)
-	}
-	if err != nil {
-		return layoutSource{}, fmt.Errorf("OCI layout %s: %w: %w", path, layout.ErrLayout, err)
+		return layoutSource{}, err
 	}
 	return layoutSource{ReadOnlyStore: store, path: path}, nil
 }
