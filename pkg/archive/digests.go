@@ -21,8 +21,8 @@ type FileDigest struct {
 
 // Digests reads the tar+gzip stream r of compressedSize bytes and returns its
 // regular files in archive order with their SHA-256 digests, e.g. for an
-// SBOM of a package. It applies Extract's checks on entry types, names,
-// duplicates and limits, and writes nothing.
+// SBOM of a package. It applies Extract's checks on each header (the same
+// checkHeader) and its size limits, and writes nothing.
 func Digests(ctx context.Context, r io.Reader, compressedSize int64, limits Limits) ([]FileDigest, error) {
 	limits = limits.normalized()
 	if compressedSize <= 0 {
@@ -53,28 +53,14 @@ func Digests(ctx context.Context, r io.Reader, compressedSize int64, limits Limi
 		if seen++; seen > limits.MaxEntries+1 {
 			return nil, fmt.Errorf("%w: more than %d entries", ErrLimit, limits.MaxEntries)
 		}
-		isDir := hdr.Typeflag == tar.TypeDir
-		if !isDir && hdr.Typeflag != tar.TypeReg && hdr.Typeflag != '\x00' {
-			return nil, pathErr(hdr.Name, fmt.Errorf("%w: %s", ErrEntryType, typeName(hdr.Typeflag)))
-		}
-		name, err := cleanEntryName(hdr.Name, isDir)
-		if err == nil && name != "." {
-			err = limits.checkPathLimits(name)
-		}
+		e, err := checkHeader(hdr, limits, t)
 		if err != nil {
 			return nil, pathErr(hdr.Name, err)
 		}
-		if isDir {
-			if name != "." {
-				if _, err := t.addDir(name, true); err != nil {
-					return nil, pathErr(name, err)
-				}
-			}
+		if e.isDir {
 			continue
 		}
-		if _, err := t.addFile(name); err != nil {
-			return nil, pathErr(name, err)
-		}
+		name := e.name
 		if hdr.Size > limits.MaxFileSize {
 			return nil, pathErr(name, fmt.Errorf("%w: file is %d bytes, limit %d", ErrLimit, hdr.Size, limits.MaxFileSize))
 		}

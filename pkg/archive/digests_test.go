@@ -39,6 +39,11 @@ func TestDigests(t *testing.T) {
 		{"escape", []entry{reg("../x", "evil")}, ErrUnsafePath},
 		{"duplicate", []entry{reg("A", "1"), reg("a", "2")}, ErrDuplicate},
 		{"too large", []entry{reg("big", string(make([]byte, 2048)))}, ErrLimit},
+		// Extract's header checks, shared through checkHeader: Digests
+		// refuses what Extract refuses.
+		{"tool metadata", []entry{reg(".git/config", "[core]\n")}, ErrUnsafePath},
+		{"directory with size", []entry{retype(reg("d", "abc"), tar.TypeDir)}, ErrFormat},
+		{"root as a file", []entry{reg(".", "x")}, ErrUnsafePath},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := gz(t, rawTar(t, tc.entries))

@@ -165,56 +165,77 @@ func (x *extractor) entry(hdr *tar.Header) (string, error) {
 	if x.seen > x.limits.MaxEntries+1 {
 		return "", fmt.Errorf("%w: more than %d entries", ErrLimit, x.limits.MaxEntries)
 	}
+	e, err := checkHeader(hdr, x.limits, x.tree)
+	if err != nil || e.name == "." {
+		return e.name, err
+	}
+	if err := x.mkdirs(e.newDirs); err != nil {
+		return "", err
+	}
+	if e.isDir {
+		return e.name, nil
+	}
+	return e.name, x.file(e.name, hdr)
+}
+
+// checkedEntry is a header that passed checkHeader.
+type checkedEntry struct {
+	name    string // clean slash path; "." for the root directory entry
+	isDir   bool
+	newDirs []string // directories the tree gained by it, parents first
+}
+
+// checkHeader applies every check on one header that needs no content:
+// entry type, sparse files, name length and safety, tool metadata, the
+// directory rules, and duplicates and case collisions against t, to which
+// the entry is added. Extract and Digests share it, so Digests refuses
+// exactly the headers Extract refuses.
+func checkHeader(hdr *tar.Header, limits Limits, t *tree) (checkedEntry, error) {
 	isDir := false
 	switch hdr.Typeflag {
 	case tar.TypeReg, '\x00': // '\x00' is the legacy TypeRegA
 	case tar.TypeDir:
 		isDir = true
 	default:
-		return "", fmt.Errorf("%w: %s", ErrEntryType, typeName(hdr.Typeflag))
+		return checkedEntry{}, fmt.Errorf("%w: %s", ErrEntryType, typeName(hdr.Typeflag))
 	}
 	for k := range hdr.PAXRecords {
 		if strings.HasPrefix(k, "GNU.sparse.") {
-			return "", fmt.Errorf("%w: sparse file", ErrEntryType)
+			return checkedEntry{}, fmt.Errorf("%w: sparse file", ErrEntryType)
 		}
 	}
-	if len(hdr.Name) > x.limits.MaxPathLength+1 {
-		return "", fmt.Errorf("%w: name is %d bytes, limit %d", ErrLimit, len(hdr.Name), x.limits.MaxPathLength)
+	if len(hdr.Name) > limits.MaxPathLength+1 {
+		return checkedEntry{}, fmt.Errorf("%w: name is %d bytes, limit %d", ErrLimit, len(hdr.Name), limits.MaxPathLength)
 	}
 	name, err := cleanEntryName(hdr.Name, isDir)
 	if err != nil {
-		return "", err
+		return checkedEntry{}, err
 	}
+	e := checkedEntry{name: name, isDir: isDir}
 	if name == "." {
 		if !isDir || hdr.Size != 0 {
-			return "", fmt.Errorf("%w: not a local path", ErrUnsafePath)
+			return checkedEntry{}, fmt.Errorf("%w: not a local path", ErrUnsafePath)
 		}
-		return name, nil
+		return e, nil
 	}
-	if err := x.limits.checkPathLimits(name); err != nil {
-		return "", err
+	if err := limits.checkPathLimits(name); err != nil {
+		return checkedEntry{}, err
 	}
 	if err := checkToolMetadata(name); err != nil {
-		return "", err
+		return checkedEntry{}, err
 	}
 	if isDir {
 		if hdr.Size != 0 {
-			return "", fmt.Errorf("%w: directory with size %d", ErrFormat, hdr.Size)
+			return checkedEntry{}, fmt.Errorf("%w: directory with size %d", ErrFormat, hdr.Size)
 		}
-		newDirs, err := x.tree.addDir(name, true)
-		if err != nil {
-			return "", err
-		}
-		return name, x.mkdirs(newDirs)
+		e.newDirs, err = t.addDir(name, true)
+	} else {
+		e.newDirs, err = t.addFile(name)
 	}
-	newDirs, err := x.tree.addFile(name)
 	if err != nil {
-		return "", err
+		return checkedEntry{}, err
 	}
-	if err := x.mkdirs(newDirs); err != nil {
-		return "", err
-	}
-	return name, x.file(name, hdr)
+	return e, nil
 }
 
 // cleanEntryName turns an archive name into a checked, clean slash path.
