@@ -30,6 +30,13 @@ func Inspect(ctx context.Context, t verify.Target, subject ocispec.Descriptor, p
 	if err != nil {
 		return nil, err
 	}
+	return InspectListed(ctx, t, subject, cands, p)
+}
+
+// InspectListed is Inspect on the signatures and attestations of subject
+// already listed (verify.Attached or verify.Describe), so a caller that
+// lists them anyway does not list them twice.
+func InspectListed(ctx context.Context, t verify.Target, subject ocispec.Descriptor, cands []verify.Candidate, p *verify.Policy) (*Attachment, error) {
 	a := &Attachment{}
 	a.PredicateType, a.Attached = verify.HasPredicate(cands, "sbom")
 	if p == nil || !a.Attached {

@@ -93,16 +93,18 @@ once to a digest and inspected as REPO:TAG@DIGEST ("resolved …" on stderr).`,
 			if err != nil {
 				return err
 			}
-			if out.SBOM, err = sbom.Inspect(ctx, verify.Target{Client: c, Ref: a.Ref}, loaded.Descriptor, p); err != nil {
-				return err
-			}
-			if signatures {
-				if out.Signatures, err = verify.Describe(ctx, verify.Target{Client: c, Ref: a.Ref}, loaded.Descriptor, verify.Limits{}); err != nil {
-					return err
-				}
+			t := verify.Target{Client: c, Ref: a.Ref}
+			if !signatures {
+				out.SBOM, err = sbom.Inspect(ctx, t, loaded.Descriptor, p)
+			} else if out.Signatures, err = verify.Describe(ctx, t, loaded.Descriptor, verify.Limits{}); err == nil {
+				// Describe lists what Inspect would list again, and more.
+				out.SBOM, err = sbom.InspectListed(ctx, t, loaded.Descriptor, out.Signatures, p)
 				if out.Signatures == nil {
 					out.Signatures = []verify.Candidate{}
 				}
+			}
+			if err != nil {
+				return err
 			}
 			return f.print(g.streams.Out, out, func(w io.Writer) error {
 				if err := out.Info.WriteText(w); err != nil {

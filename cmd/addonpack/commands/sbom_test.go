@@ -56,6 +56,13 @@ func TestSBOM(t *testing.T) {
 			t.Errorf("inspect lacks %q:\n%s", s, insp.out)
 		}
 	}
+	// With --signatures the SBOM is found in the one listing Describe makes.
+	insp = run(t, nil, "inspect", pinned, "--key", key+".pub", "--signatures")
+	for _, s := range []string{"SBOM:         attached (https://cyclonedx.org/bom), verified", imgDigest, "https://cyclonedx.org/bom"} {
+		if !strings.Contains(insp.out, s) {
+			t.Errorf("inspect --signatures lacks %q:\n%s", s, insp.out)
+		}
+	}
 
 	bare := run(t, signEnv, "push", src, host+"/bare/hello:0.1.0", "--key", key+".key")
 	if bare.code != 0 {
