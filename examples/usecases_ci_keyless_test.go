@@ -54,6 +54,10 @@ func TestUseCaseCIKeylessWorkflowShape(t *testing.T) {
 	if signing != 2 {
 		t.Errorf("%d signing steps, want push and attest", signing)
 	}
+	checkUpgradeBeforePush(t, wf)
+	if wf.Env["TRUSTED_ROOT"] != "trusted_root.json" {
+		t.Errorf("TRUSTED_ROOT = %q, want the committed trusted_root.json", wf.Env["TRUSTED_ROOT"])
+	}
 	publicGoodDigest(t) // the consumer's policy pins the root it ships
 }
 
@@ -72,6 +76,8 @@ func TestUseCaseCIKeylessWorkflow(t *testing.T) {
 	srv := testsigstore.StartServers(t, ss)
 	w := testsigstore.GitHubWorkflow{Repository: ciRepo, Workflow: ".github/workflows/release.yaml", Ref: "refs/tags/v0.1.0"}
 	wf.Env["FULCIO_URL"], wf.Env["REKOR_URL"], wf.Env["TSA_URL"] = srv.Fulcio.URL, srv.Rekor.URL, srv.TSA.URL
+	root := srv.TrustedRootFile(t)
+	wf.Env["TRUSTED_ROOT"] = root // the publisher commits the public-good root
 
 	reg := testregistry.New(t, testregistry.WithBasicAuth(ciActor, ciToken))
 	r := newGHRun(t, reg.Host(), "v0.1.0")
@@ -91,10 +97,12 @@ func TestUseCaseCIKeylessWorkflow(t *testing.T) {
 	if !strings.Contains(string(summary), "Signed keyless by `"+identity+"`") {
 		t.Errorf("step summary: %q", summary)
 	}
+	if log := r.logs[ciCheckUpgrade]; !strings.Contains(log, "no previous release: ") {
+		t.Errorf("the first release's check-upgrade said:\n%s", log)
+	}
 	if n := len(srv.Fulcio.Issued()); n != 2 {
 		t.Errorf("Fulcio issued %d certificates, want one for push and one for attest", n)
 	}
-	root := srv.TrustedRootFile(t)
 	cosignRun := func(args ...string) (string, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
@@ -133,6 +141,22 @@ func TestUseCaseCIKeylessWorkflow(t *testing.T) {
 	other := keylessPolicy(t, dir, root, reg.Host(), "acme/other-addon")
 	if out, code := addonpack(t, dir, env, "verify", ref, "--policy", other); code != 9 {
 		t.Errorf("verify with another repository's identity: exit %d, want 9\n%s", code, out)
+	}
+
+	// The next release, 0.2.0: check-upgrade verifies 0.1.0's keyless
+	// signature (the trusted root, the repository's workflows) before the
+	// comparison, and the release goes on.
+	next := filepath.Join(t.TempDir(), "hello")
+	copyDir(t, "hello", next)
+	replaceInFile(t, filepath.Join(next, "addon.yaml"), "version: 0.1.0", "version: 0.2.0")
+	r.checkout(t, next, "v0.2.0")
+	w.Ref = "refs/tags/v0.2.0"
+	r.runtimeEnv = srv.ActionsTokenEnv(t, w.Claims())
+	if failed, out := r.runWorkflow(t, wf); failed != "" {
+		t.Fatalf("0.2.0: step %q failed:\n%s", failed, out)
+	}
+	if log := r.logs[ciCheckUpgrade]; !strings.Contains(log, "resolved "+reg.Host()+"/acme/addons/hello:0.1.0@") || !strings.Contains(log, "can upgrade to ./addon") {
+		t.Errorf("0.2.0: check-upgrade said:\n%s", log)
 	}
 }
 

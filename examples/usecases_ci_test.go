@@ -182,6 +182,7 @@ func TestUseCaseCIWorkflowShape(t *testing.T) {
 	if !regexp.MustCompile(`^v\d+\.\d+\.\d+$`).MatchString(wf.Env["ADDONPACK_VERSION"]) {
 		t.Errorf("ADDONPACK_VERSION %q is not a pinned release", wf.Env["ADDONPACK_VERSION"])
 	}
+	checkUpgradeBeforePush(t, wf)
 	if wf.Env["REPORT_TYPE"] != reportType {
 		t.Errorf("REPORT_TYPE = %q", wf.Env["REPORT_TYPE"])
 	}
@@ -195,22 +196,48 @@ func TestUseCaseCIWorkflowShape(t *testing.T) {
 }
 
 // newGHRun prepares the publisher's repository as actions/checkout leaves it:
-// the add-on in addon/, the public key in cosign.pub, origin on GitHub.
+// the add-on examples/hello in addon/, the public key in cosign.pub, origin on
+// GitHub.
 func newGHRun(t *testing.T, registryHost, tag string) *ghRun {
 	t.Helper()
-	root := t.TempDir()
-	r := &ghRun{
-		workspace: filepath.Join(root, "work", "hello-addon"),
-		temp:      filepath.Join(root, "runner-temp"),
-		home:      filepath.Join(root, "home"),
-		goShimLog: filepath.Join(root, "go-install.log"),
+	return newGHRunOf(t, registryHost, "hello", tag)
+}
+
+// newGHRunOf is newGHRun with the add-on addon (a directory) checked out.
+func newGHRunOf(t *testing.T, registryHost, addon, tag string) *ghRun {
+	t.Helper()
+	keyDir := t.TempDir()
+	keygen(t, keyDir, "release")
+	privateKey, err := os.ReadFile(filepath.Join(keyDir, "release.key"))
+	if err != nil {
+		t.Fatal(err)
 	}
+	r := &ghRun{publicKey: filepath.Join(keyDir, "release.pub")}
+	r.secrets = map[string]string{
+		"ADDON_SIGNING_KEY": string(privateKey), "COSIGN_PASSWORD": testPassword, "GITHUB_TOKEN": ciToken,
+	}
+	r.vars = map[string]string{"ADDON_REGISTRY": registryHost + "/" + ciOwner}
+	r.checkout(t, addon, tag)
+	return r
+}
+
+// checkout lays out, for a fresh runner, the publisher's repository at tag
+// as actions/checkout leaves it: the add-on addon (a directory) in addon/,
+// the public key in cosign.pub, origin on GitHub. A second checkout is the
+// run of the next release: same keys, same registry.
+func (r *ghRun) checkout(t *testing.T, addon, tag string) {
+	t.Helper()
+	root := t.TempDir()
+	r.workspace = filepath.Join(root, "work", "hello-addon")
+	r.temp = filepath.Join(root, "runner-temp")
+	r.home = filepath.Join(root, "home")
+	r.goShimLog = filepath.Join(root, "go-install.log")
 	for _, d := range []string{r.workspace, r.temp, r.home} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	copyDir(t, "hello", filepath.Join(r.workspace, "addon"))
+	copyDir(t, addon, filepath.Join(r.workspace, "addon"))
 	// The image pinned by digest: the SBOM the workflow attaches then needs no
 	// lookup beyond loopback.
 	dep := filepath.Join(r.workspace, "addon", "deployment.yaml")
@@ -222,24 +249,13 @@ func newGHRun(t *testing.T, registryHost, tag string) *ghRun {
 	if err := os.WriteFile(dep, pinned, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	keyDir := t.TempDir()
-	keygen(t, keyDir, "release")
-	copyFile(t, filepath.Join(keyDir, "release.pub"), filepath.Join(r.workspace, "cosign.pub"))
+	copyFile(t, r.publicKey, filepath.Join(r.workspace, "cosign.pub"))
 	sha := gitCommit(t, r.workspace, "https://github.com/"+ciRepo)
-	privateKey, err := os.ReadFile(filepath.Join(keyDir, "release.key"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	r.github = map[string]string{
 		"ref": "refs/tags/" + tag, "ref_name": tag, "repository": ciRepo, "repository_owner": ciOwner,
 		"actor": ciActor, "sha": sha, "server_url": "https://github.com",
 		"workflow_ref": ciWorkflowID + "@refs/tags/" + tag,
 	}
-	r.secrets = map[string]string{
-		"ADDON_SIGNING_KEY": string(privateKey), "COSIGN_PASSWORD": testPassword, "GITHUB_TOKEN": ciToken,
-	}
-	r.vars = map[string]string{"ADDON_REGISTRY": registryHost + "/" + ciOwner}
-	return r
 }
 
 // TestUseCaseCIWorkflow runs the release workflow's steps on a tag push and
@@ -263,6 +279,9 @@ func TestUseCaseCIWorkflow(t *testing.T) {
 	}
 	if r.dockerConfig == "" {
 		t.Fatal("the login step exported no DOCKER_CONFIG")
+	}
+	if log := r.logs[ciCheckUpgrade]; !strings.Contains(log, "no previous release: ") {
+		t.Errorf("the first release's check-upgrade said:\n%s", log)
 	}
 	summary, _ := os.ReadFile(r.summary)
 	if !strings.Contains(string(summary), "Released "+ref) {

@@ -25,6 +25,10 @@ type ghRun struct {
 	dockerConfig          string
 	outputs               map[string]map[string]string
 	ranSteps              []string
+	// publicKey is the release key's public half, checked out as cosign.pub.
+	publicKey string
+	// logs are the output of each step run, by name.
+	logs map[string]string
 	// runtimeEnv is what the runner adds for this job, e.g. the
 	// ACTIONS_ID_TOKEN_REQUEST_* pair a job with id-token: write sees.
 	runtimeEnv map[string]string
@@ -158,6 +162,7 @@ exit 2
 	}
 	exported := map[string]string{}
 	r.outputs = map[string]map[string]string{}
+	r.logs = map[string]string{}
 	for _, job := range wf.Jobs {
 		jobEnv := maps.Clone(wfEnv)
 		for k, v := range job.Env {
@@ -211,6 +216,7 @@ exit 2
 			cmd.Dir, cmd.Env = r.workspace, mapEnv(env)
 			out, err := cmd.CombinedOutput()
 			t.Logf("step %q:\n%s", name, out)
+			r.logs[name] = string(out)
 			if err != nil {
 				return name, string(out)
 			}

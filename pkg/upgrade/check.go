@@ -42,6 +42,15 @@ type Report struct {
 	Checked []string `json:"checked"`
 	// Problems are everything that fails the check, in order.
 	Problems []string `json:"problems,omitempty"`
+	// NoPrevious says why there is no previous release to check against
+	// (a first release); Previous is empty then.
+	NoPrevious string `json:"noPrevious,omitempty"`
+}
+
+// FirstRelease is the report when there is no previous release (why says
+// how that was found): no user's config object can break, so it passes.
+func FirstRelease(why string) *Report {
+	return &Report{Changes: []Change{}, Checked: []string{}, NoPrevious: why}
 }
 
 // Check compares release prev with next (specs/config.md section 9.7). It

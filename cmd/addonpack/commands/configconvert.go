@@ -162,8 +162,10 @@ func (g *globals) configAddon(cmd *cobra.Command, arg string, vf *verifyFlags) (
 // newConfigCheckUpgrade is `config check-upgrade`, the publisher's gate.
 func newConfigCheckUpgrade(g *globals) *cobra.Command {
 	var (
-		f  format
-		vf verifyFlags
+		f     format
+		vf    verifyFlags
+		vr    versionFlag
+		first bool
 	)
 	cmd := &cobra.Command{
 		Use:   "check-upgrade PREVIOUS_REF NEW_DIR",
@@ -175,46 +177,90 @@ schema default must be covered by a conversion rule of NEW_DIR (move, rename, de
 it, or fail with a message whose if names it) or, for a required property, by the packed
 defaults. The previous config version must be one NEW_DIR reads, with the same schema. It
 then converts the previous release's packed defaults and test vectors with NEW_DIR and
-resolves them. It exits 3 and lists every problem when one is found; run it before a push.`,
-		Example: `  addonpack config check-upgrade localhost:5000/addons/hello:0.1.0 ./hello --key release.pub`,
-		Args:    exactArgs(2),
+resolves them. It exits 3 and lists every problem when one is found; run it before a push.
+
+` + versionHelp + `
+A release pipeline names the previous release with --version "<NEW_VERSION" (the highest
+version below the one being released). --allow-first-release, with --version, makes a
+repository that holds no version the range matches, or does not exist yet, pass as a first
+release ("no previous release: …", exit 0): no user's config can break. Every other failure
+(unreachable or denying registry, failed verification) still fails.`,
+		Example: `  addonpack config check-upgrade localhost:5000/addons/hello:0.1.0 ./hello --key release.pub
+  addonpack config check-upgrade localhost:5000/addons/hello ./hello --version 0.1.x --allow-first-release --key release.pub`,
+		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			prev, err := g.open(cmd.Context(), args[0], &vf)
-			if err != nil {
-				return err
+			ctx := cmd.Context()
+			prevArg, none := args[0], ""
+			switch {
+			case first && vr.text == "":
+				return usageError{fmt.Errorf("--allow-first-release needs --version: a range says which versions would be a previous release")}
+			case first:
+				// The trust flags are checked even when there is nothing to verify yet,
+				// so a broken pipeline fails on its first release, not its second.
+				if _, err := vf.policy(ctx, g); err != nil {
+					return err
+				}
+				var err error
+				if prevArg, none, err = vr.pinOrNone(ctx, g, args[0]); err != nil {
+					return err
+				}
+			default:
+				var err error
+				if prevArg, err = vr.pin(ctx, g, args[0]); err != nil {
+					return err
+				}
 			}
-			defer prev.Close()
 			next, err := deliver.OpenDir(args[1], archive.DefaultLimits())
 			if err != nil {
 				return err
 			}
+			if none != "" {
+				return printUpgradeReport(g, f, upgrade.FirstRelease(none), args[1], nil)
+			}
+			prev, err := g.open(ctx, prevArg, &vf)
+			if err != nil {
+				return err
+			}
+			defer prev.Close()
 			report, err := upgrade.CheckPackages(prev, next)
 			if report == nil {
 				return err
 			}
-			perr := f.print(g.streams.Out, report, func(w io.Writer) error {
-				for _, c := range report.Changes {
-					by := c.CoveredBy
-					if by == "" {
-						by = "NOT COVERED"
-					}
-					fmt.Fprintf(w, "%s: %s\n", c.Detail, by)
-				}
-				for _, c := range report.Checked {
-					fmt.Fprintln(w, c)
-				}
-				if err == nil {
-					fmt.Fprintf(w, "%s can upgrade to %s: %s → %s\n", report.Previous, args[1], report.PreviousConfigVersion, report.ConfigVersion)
-				}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			return perr
+			return printUpgradeReport(g, f, report, args[1], err)
 		},
 	}
+	cmd.Flags().BoolVar(&first, "allow-first-release", false, "with --version: pass when the repository holds no version the range matches, or does not exist yet (a first release)")
 	addFormat(cmd, &f, true)
 	vf.add(cmd, true)
+	vr.add(cmd)
 	return cmd
+}
+
+// printUpgradeReport prints check-upgrade's report and returns checkErr,
+// the check's verdict, unless printing failed.
+func printUpgradeReport(g *globals, f format, report *upgrade.Report, next string, checkErr error) error {
+	perr := f.print(g.streams.Out, report, func(w io.Writer) error {
+		if report.NoPrevious != "" {
+			fmt.Fprintf(w, "no previous release: %s: nothing to check\n", report.NoPrevious)
+			return nil
+		}
+		for _, c := range report.Changes {
+			by := c.CoveredBy
+			if by == "" {
+				by = "NOT COVERED"
+			}
+			fmt.Fprintf(w, "%s: %s\n", c.Detail, by)
+		}
+		for _, c := range report.Checked {
+			fmt.Fprintln(w, c)
+		}
+		if checkErr == nil {
+			fmt.Fprintf(w, "%s can upgrade to %s: %s → %s\n", report.Previous, next, report.PreviousConfigVersion, report.ConfigVersion)
+		}
+		return nil
+	})
+	if checkErr != nil {
+		return checkErr
+	}
+	return perr
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/addonpack/addonpack/cmd/addonpack/commands"
 	"github.com/addonpack/addonpack/testregistry"
 )
 
@@ -161,5 +162,72 @@ func TestConfigConversion(t *testing.T) {
 	r = run(t, env, "render", "--stack", "addons.yaml", "--key", pub)
 	if r.code != 0 || !strings.Contains(r.out, "value: hi from 0.1.0") || !strings.Contains(r.err, converted) {
 		t.Fatalf("render --stack: %+v", r)
+	}
+}
+
+// TestConfigCheckUpgradeVersion: check-upgrade finds the previous release
+// with --version as a release pipeline does, and --allow-first-release
+// passes only when there is no previous release: other failures still fail.
+func TestConfigCheckUpgradeVersion(t *testing.T) {
+	reg := testregistry.New(t)
+	dir := t.TempDir()
+	env := map[string]string{"HOME": t.TempDir()}
+	key := filepath.Join(dir, "release")
+	if r := run(t, signEnv, "keygen", "--output-key-prefix", key); r.code != 0 {
+		t.Fatalf("keygen: %+v", r)
+	}
+	pub := key + ".pub"
+	examples := filepath.Join("..", "..", "..", "examples")
+	repo := reg.Host() + "/addons/greeter"
+	if r := run(t, signEnv, "push", filepath.Join(examples, "greeter-v1"), repo+":0.1.0", "--key", key+".key"); r.code != 0 {
+		t.Fatalf("push: %+v", r)
+	}
+	v2 := filepath.Join(examples, "greeter-v2")
+	other := filepath.Join(dir, "other")
+	if r := run(t, signEnv, "keygen", "--output-key-prefix", other); r.code != 0 {
+		t.Fatalf("keygen: %+v", r)
+	}
+
+	r := run(t, env, "config", "check-upgrade", repo, v2, "--version", "<0.2.0", "--allow-first-release", "--key", pub)
+	if r.code != 0 || !strings.Contains(r.err, "resolved "+repo+":0.1.0@sha256:") || !strings.Contains(r.out, "rule move message → greeting.text") ||
+		!strings.Contains(r.out, "can upgrade to "+v2) {
+		t.Fatalf("check-upgrade --version <0.2.0: %+v", r)
+	}
+	// No version below 0.1.0: without the flag that is "not found"; with it,
+	// a first release, in text and in JSON.
+	if r := run(t, env, "config", "check-upgrade", repo, v2, "--version", "<0.1.0", "--key", pub); r.code != commands.ExitNotFound || !strings.Contains(r.err, `no version matches "<0.1.0"`) {
+		t.Fatalf("no previous version without --allow-first-release: %+v", r)
+	}
+	r = run(t, env, "config", "check-upgrade", repo, v2, "--version", "<0.1.0", "--allow-first-release", "--key", pub)
+	if r.code != 0 || !strings.HasPrefix(r.out, "no previous release: "+repo+`: no version matches "<0.1.0"`) || !strings.HasSuffix(r.out, ": nothing to check\n") {
+		t.Fatalf("first release: %+v", r)
+	}
+	r = run(t, env, "config", "check-upgrade", reg.Host()+"/addons/brand-new", v2, "--version", "<0.2.0", "--allow-first-release", "--key", pub, "-o", "json")
+	var report struct {
+		Previous   string   `json:"previous"`
+		NoPrevious string   `json:"noPrevious"`
+		Changes    []any    `json:"changes"`
+		Checked    []string `json:"checked"`
+	}
+	if err := json.Unmarshal([]byte(r.out), &report); r.code != 0 || err != nil || report.Previous != "" || report.Changes == nil || report.Checked == nil ||
+		!strings.Contains(report.NoPrevious, "tags of "+reg.Host()+"/addons/brand-new: not found") {
+		t.Fatalf("first release of a repository that does not exist: %+v (%v)", r, err)
+	}
+
+	for _, tt := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"without --version", []string{repo + ":0.1.0", v2, "--allow-first-release", "--key", pub}, commands.ExitUsage, "--allow-first-release needs --version"},
+		{"broken trust on a first release", []string{repo, v2, "--version", "<0.1.0", "--allow-first-release", "--key", filepath.Join(dir, "missing.pub")}, commands.ExitNotFound, "missing.pub"},
+		{"unreachable registry", []string{"127.0.0.1:1/addons/greeter", v2, "--version", "<0.2.0", "--allow-first-release", "--key", pub}, commands.ExitUnreachable, "127.0.0.1:1"},
+		{"previous release signed by another key", []string{repo, v2, "--version", "<0.2.0", "--allow-first-release", "--key", other + ".pub"}, commands.ExitVerify, repo},
+	} {
+		r := run(t, env, append([]string{"config", "check-upgrade"}, tt.args...)...)
+		if r.code != tt.code || !strings.Contains(r.err, tt.want) || strings.Contains(r.out, "no previous release") {
+			t.Errorf("%s: %+v, want exit %d and %q", tt.name, r, tt.code, tt.want)
+		}
 	}
 }

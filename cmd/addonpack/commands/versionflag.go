@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/addonpack/addonpack/pkg/locate"
+	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/semver"
 	"github.com/addonpack/addonpack/pkg/versions"
 )
@@ -36,21 +37,7 @@ func (v *versionFlag) pin(ctx context.Context, g *globals, arg string) (string, 
 	if v.text == "" {
 		return arg, nil
 	}
-	if g.offline {
-		return "", usageError{errors.New("--version reads the repository's tag list: it cannot be used with --offline (name the tag)")}
-	}
-	r, err := semver.ParseRange(v.text)
-	if err != nil {
-		return "", usageError{fmt.Errorf("--version: %w", err)}
-	}
-	if locate.IsPath(arg) {
-		return "", usageError{fmt.Errorf("--version: %s is a path: a version range picks a tag of a registry repository", arg)}
-	}
-	repo, err := g.reference(arg)
-	if err != nil {
-		return "", err
-	}
-	c, err := g.client()
+	repo, r, c, err := v.target(g, arg)
 	if err != nil {
 		return "", err
 	}
@@ -60,6 +47,48 @@ func (v *versionFlag) pin(ctx context.Context, g *globals, arg string) (string, 
 	}
 	versions.Announce(g.streams.Err, res)
 	return res.Ref.String(), nil
+}
+
+// pinOrNone is pin for a command that accepts there being no version yet
+// (check-upgrade --allow-first-release): when the repository's tags hold
+// no version the range matches, or the repository does not exist (its tag
+// list is not found), it returns "" and why. Every other failure — an
+// unreachable or denying registry, ambiguous tags, a tag that no longer
+// resolves — is returned as an error.
+func (v *versionFlag) pinOrNone(ctx context.Context, g *globals, arg string) (ref, none string, err error) {
+	repo, r, c, err := v.target(g, arg)
+	if err != nil {
+		return "", "", err
+	}
+	if _, err := versions.Resolve(ctx, c, repo, r, versions.Options{}); errors.Is(err, semver.ErrNoMatch) || errors.Is(err, registry.ErrNotFound) {
+		return "", err.Error(), nil
+	}
+	ref, err = v.pin(ctx, g, arg)
+	return ref, "", err
+}
+
+// target checks --version and arg and returns the repository, the range
+// and the registry client to resolve them with.
+func (v *versionFlag) target(g *globals, arg string) (registry.Reference, semver.Range, *registry.Client, error) {
+	if g.offline {
+		return registry.Reference{}, semver.Range{}, nil, usageError{errors.New("--version reads the repository's tag list: it cannot be used with --offline (name the tag)")}
+	}
+	r, err := semver.ParseRange(v.text)
+	if err != nil {
+		return registry.Reference{}, semver.Range{}, nil, usageError{fmt.Errorf("--version: %w", err)}
+	}
+	if locate.IsPath(arg) {
+		return registry.Reference{}, semver.Range{}, nil, usageError{fmt.Errorf("--version: %s is a path: a version range picks a tag of a registry repository", arg)}
+	}
+	repo, err := g.reference(arg)
+	if err != nil {
+		return registry.Reference{}, semver.Range{}, nil, err
+	}
+	c, err := g.client()
+	if err != nil {
+		return registry.Reference{}, semver.Range{}, nil, err
+	}
+	return repo, r, c, nil
 }
 
 // pinRepositories pins, with --version, every argument that names a
