@@ -18,7 +18,8 @@ const module = "github.com/addonpack/addonpack/"
 var fences = map[string][]string{
 	"github.com/spf13/cobra":                      {"cmd/"},
 	"sigs.k8s.io/kustomize/":                      {"pkg/render"},
-	"github.com/sigstore/":                        {"pkg/sign", "pkg/verify", "pkg/keys", "internal/testsigstore"},
+	"github.com/sigstore/":                        {"pkg/sign", "pkg/verify", "pkg/keys", "pkg/tufroot", "internal/testsigstore"},
+	"github.com/theupdateframework/":              {"pkg/tufroot", "internal/testsigstore"},
 	"github.com/in-toto/":                         {"pkg/provenance", "pkg/sign", "pkg/verify"},
 	"oras.land/oras-go/v2/registry":               {"pkg/registry"},
 	"github.com/google/go-containerregistry/":     {"pkg/registry", "pkg/sign", "pkg/verify", "pkg/spec", "pkg/relocate", "internal/testsigstore"},

@@ -34,6 +34,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/sign"
 	"github.com/addonpack/addonpack/pkg/spec"
 	"github.com/addonpack/addonpack/pkg/stack"
+	"github.com/addonpack/addonpack/pkg/tufroot"
 	"github.com/addonpack/addonpack/pkg/upgrade"
 	"github.com/addonpack/addonpack/pkg/verify"
 	"github.com/addonpack/addonpack/pkg/versions"
@@ -107,6 +108,12 @@ var sentinels = map[string]error{
 	"stack.ErrDrift":                stack.ErrDrift,
 	"stack.ErrResolve":              stack.ErrResolve,
 	"stack.ErrStack":                stack.ErrStack,
+	"tufroot.ErrInitialRoot":        tufroot.ErrInitialRoot,
+	"tufroot.ErrMetadata":           tufroot.ErrMetadata,
+	"tufroot.ErrMismatch":           tufroot.ErrMismatch,
+	"tufroot.ErrNoTarget":           tufroot.ErrNoTarget,
+	"tufroot.ErrOptions":            tufroot.ErrOptions,
+	"tufroot.ErrUnreachable":        tufroot.ErrUnreachable,
 	"verify.ErrBlobTooLarge":        verify.ErrBlobTooLarge,
 	"verify.ErrDigestClaim":         verify.ErrDigestClaim,
 	"verify.ErrKeyWindow":           verify.ErrKeyWindow,

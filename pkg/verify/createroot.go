@@ -132,8 +132,7 @@ type RootFiles struct {
 }
 
 // CreateTrustedRootFile reads files into m, creates the trusted root and
-// writes it to out (through a temporary file beside it, renamed into
-// place; an existing out is refused unless force), returning its digest.
+// writes it to out (WriteTrustedRootFile), returning its digest.
 func CreateTrustedRootFile(files RootFiles, m RootMaterial, out string, force bool) (string, error) {
 	for _, f := range []struct {
 		path string
@@ -153,7 +152,20 @@ func CreateTrustedRootFile(files RootFiles, m RootMaterial, out string, force bo
 			return "", err
 		}
 	}
-	raw, digest, err := CreateTrustedRoot(m)
+	raw, _, err := CreateTrustedRoot(m)
+	if err != nil {
+		return "", err
+	}
+	return WriteTrustedRootFile(raw, "created trusted root", out, force)
+}
+
+// WriteTrustedRootFile checks that raw is a trusted root keyless
+// verification accepts (where names it in messages), then writes it to out
+// through a temporary file beside it, renamed into place, so that a
+// failure leaves nothing behind; an existing out is refused unless force.
+// It returns the digest a policy pins.
+func WriteTrustedRootFile(raw []byte, where, out string, force bool) (string, error) {
+	parsed, err := ParseTrustedRoot("written", raw, where, "")
 	if err != nil {
 		return "", err
 	}
@@ -175,5 +187,5 @@ func CreateTrustedRootFile(files RootFiles, m RootMaterial, out string, force bo
 	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
 		return "", err
 	}
-	return digest, os.Rename(tmp.Name(), out)
+	return parsed.Digest, os.Rename(tmp.Name(), out)
 }

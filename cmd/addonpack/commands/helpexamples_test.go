@@ -22,7 +22,9 @@ import (
 // to localhost:5000/addons/hello:0.1.0 (and 0.2.0) signed with release.key
 // (password "secret"), its public key release.pub, a layout ./hello-layout,
 // a config my-hello.yaml, a policy.yaml trusting release.pub, an SBOM, and
-// a stack addons.yaml of hello with its lock.
+// a stack addons.yaml of hello with its lock; a TUF repository at
+// localhost:8088 (its port here) serving a trusted_root.json, whose initial
+// root is tuf-root.json.
 // Each command's examples run in order, in a fresh copy of that world; the
 // root's examples are the quick start itself and run in an empty directory.
 // Output piped to kubectl must be non-empty; a directory given to
@@ -33,6 +35,7 @@ func TestHelpExamples(t *testing.T) {
 	home := t.TempDir()
 	env := map[string]string{"HOME": home}
 	world := helpWorld(t, env, "localhost:"+port)
+	tufHost := helpTUFRepository(t, world)
 
 	var cmds []*cobra.Command
 	var walk func(c *cobra.Command)
@@ -66,6 +69,7 @@ func TestHelpExamples(t *testing.T) {
 					line = strings.ReplaceAll(line, ":5000", ":0")
 				} else {
 					line = strings.ReplaceAll(line, "localhost:5000", "localhost:"+port)
+					line = strings.ReplaceAll(line, "localhost:8088", tufHost)
 				}
 				runExampleLine(t, env, line)
 			}

@@ -3,18 +3,20 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/addonpack/addonpack/pkg/tufroot"
 	"github.com/addonpack/addonpack/pkg/verify"
 )
 
 func newTrustedRoot(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "trusted-root",
-		Short: "Assemble a Sigstore trusted root for keyless verification",
+		Short: "Fetch or assemble a Sigstore trusted root for keyless verification",
 	}
-	cmd.AddCommand(newTrustedRootCreate(g))
+	cmd.AddCommand(newTrustedRootCreate(g), newTrustedRootFetch(g))
 	return cmd
 }
 
@@ -63,4 +65,75 @@ Rekor key or a TSA chain (a verified signing time).`,
 	fl.StringVarP(&output, "output", "o", "", "the trusted_root.json to write (required)")
 	fl.BoolVar(&force, "force", false, "overwrite an existing output file")
 	return cmd
+}
+
+func newTrustedRootFetch(g *globals) *cobra.Command {
+	var (
+		o               tufroot.Options
+		output, tufRoot string
+		force           bool
+	)
+	cmd := &cobra.Command{
+		Use:   "fetch -o FILE [--tuf-url URL --tuf-root FILE]",
+		Short: "Fetch Sigstore's trusted_root.json through TUF and print its digest",
+		Long: `trusted-root fetch downloads a Sigstore trusted_root.json through TUF and writes it to FILE,
+then prints the file's digest, the value a policy pins under trustedRoots (specs/policy.md).
+This is the one online step of keyless trust, and it is explicit: verification never fetches.
+
+By default it asks Sigstore's public-good TUF mirror (` + tufroot.DefaultURL + `),
+starting from the TUF root embedded in this binary (sigstore-go's): addonpack trusted-root
+fetch -o trusted_root.json. For another TUF repository (a private Sigstore's, a mirror),
+give its URL and the initial root.json you trust for it. The TUF client checks every
+metadata file's signatures, version and expiry and the target's length and hashes; the
+fetched root must be one keyless verification accepts. Nothing is cached on disk; each
+request gives up after --read-timeout (exit 5).
+
+Tested here only against a TUF repository on loopback: this build's tests do not reach
+the public-good mirror.`,
+		Example: `  addonpack trusted-root fetch --tuf-url http://localhost:8088 --tuf-root tuf-root.json -o trusted_root.json`,
+		Args:    exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if output == "" {
+				return usageError{errors.New("trusted-root fetch needs -o FILE")}
+			}
+			if tufRoot != "" {
+				b, err := readTUFRoot(tufRoot)
+				if err != nil {
+					return err
+				}
+				o.InitialRoot = b
+			}
+			if o.URL != "" && o.URL != tufroot.DefaultURL && tufRoot == "" {
+				return usageError{fmt.Errorf("--tuf-url %s needs --tuf-root: the initial root.json to trust for that repository (only the public-good mirror's is built in)", o.URL)}
+			}
+			if g.readTimeout < 0 {
+				return usageError{fmt.Errorf("--read-timeout %s: want a positive duration", g.readTimeout)}
+			}
+			o.Timeout, o.UserAgent = g.readTimeout, "addonpack/"+buildVersion()
+			digest, err := tufroot.FetchFile(cmd.Context(), o, output, force)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(g.streams.Out, digest)
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&o.URL, "tuf-url", tufroot.DefaultURL, "the TUF repository to fetch from (https, or http on loopback)")
+	fl.StringVar(&tufRoot, "tuf-root", "", "the TUF root.json to trust first (default: the public-good root built in; required with another --tuf-url)")
+	fl.StringVarP(&output, "output", "o", "", "the trusted_root.json to write (required)")
+	fl.BoolVar(&force, "force", false, "overwrite an existing output file")
+	return cmd
+}
+
+// readTUFRoot reads --tuf-root, bounded.
+func readTUFRoot(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--tuf-root: %w", err)}
+	}
+	if fi.Size() > tufroot.MaxRootSize {
+		return nil, usageError{fmt.Errorf("--tuf-root %s: larger than %d bytes", path, tufroot.MaxRootSize)}
+	}
+	return os.ReadFile(path)
 }

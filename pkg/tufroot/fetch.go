@@ -1,0 +1,188 @@
+package tufroot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/sigstore/sigstore-go/pkg/tuf"
+	"github.com/theupdateframework/go-tuf/v2/metadata"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
+	"github.com/addonpack/addonpack/pkg/verify"
+)
+
+const (
+	// DefaultURL is Sigstore's public-good TUF mirror.
+	DefaultURL = tuf.DefaultMirror
+	// Target is the TUF target holding the trusted root.
+	Target = "trusted_root.json"
+	// MaxRootSize bounds a TUF root.json (go-tuf's own limit for one).
+	MaxRootSize = 512000
+	// DefaultTimeout bounds each request when Options.Timeout is not set.
+	DefaultTimeout = 30 * time.Second
+)
+
+// Options say which TUF repository to trust and how long to wait for it.
+type Options struct {
+	// URL is the repository's base URL (default DefaultURL). It must be
+	// https, or http on a loopback host.
+	URL string
+	// InitialRoot is the TUF root.json trusted first, from which the
+	// client walks to the current root. Default: the public-good root
+	// embedded in sigstore-go, which is accepted only for DefaultURL.
+	InitialRoot []byte
+	// Timeout bounds each request (default DefaultTimeout).
+	Timeout   time.Duration
+	UserAgent string
+}
+
+// Fetch runs the TUF client workflow against the repository and returns
+// the verified bytes of trusted_root.json. Nothing is written to disk.
+func Fetch(ctx context.Context, o Options) ([]byte, error) {
+	base, initial, err := o.resolve()
+	if err != nil {
+		return nil, err
+	}
+	// With the cache disabled nothing is read or written under CachePath;
+	// an empty directory of our own keeps it so whatever the working
+	// directory holds.
+	dir, err := os.MkdirTemp("", "addonpack-tuf-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	timeout := o.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	var client *tuf.Client
+	err = unpanic(ErrMetadata, func() (err error) {
+		client, err = tuf.New(&tuf.Options{
+			Root:              initial,
+			RepositoryBaseURL: base,
+			CachePath:         dir,
+			DisableLocalCache: true,
+			Fetcher: &fetcher{ctx: ctx, userAgent: o.UserAgent,
+				client: &http.Client{Timeout: timeout, Transport: http.DefaultTransport.(*http.Transport).Clone()}},
+		})
+		return err
+	})
+	if err != nil {
+		return nil, classify(base, err, ErrMetadata)
+	}
+	var raw []byte
+	err = unpanic(ErrMetadata, func() (err error) {
+		raw, err = client.GetTarget(Target)
+		return err
+	})
+	if err != nil {
+		return nil, classify(base, err, ErrNoTarget)
+	}
+	return raw, nil
+}
+
+// FetchFile fetches the trusted root and writes it to out as
+// verify.WriteTrustedRootFile does (checked, atomic, an existing out
+// refused unless force), returning the digest to pin.
+func FetchFile(ctx context.Context, o Options, out string, force bool) (string, error) {
+	if _, err := os.Lstat(out); err == nil && !force {
+		return "", fmt.Errorf("%s: %w (use --force to replace it)", out, errdef.ErrExists)
+	}
+	raw, err := Fetch(ctx, o)
+	if err != nil {
+		return "", err
+	}
+	return verify.WriteTrustedRootFile(raw, strings.TrimSuffix(o.base(), "/")+" target "+Target, out, force)
+}
+
+func (o Options) base() string {
+	if o.URL == "" {
+		return DefaultURL
+	}
+	return o.URL
+}
+
+// resolve returns the repository URL and the initial root to trust.
+func (o Options) resolve() (string, []byte, error) {
+	base := o.base()
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" {
+		return "", nil, fmt.Errorf("%w: TUF repository URL %q: want https://HOST[/PATH]", ErrOptions, base)
+	}
+	if u.Scheme != "https" && !(u.Scheme == "http" && loopback(u.Hostname())) {
+		return "", nil, fmt.Errorf("%w: TUF repository URL %s: want https (http only on a loopback host)", ErrOptions, base)
+	}
+	initial := o.InitialRoot
+	if len(initial) == 0 {
+		if strings.TrimSuffix(base, "/") != DefaultURL {
+			return "", nil, fmt.Errorf("%w: TUF repository %s is not Sigstore's public-good mirror: give the initial root.json to trust for it", ErrOptions, base)
+		}
+		initial = tuf.DefaultRoot()
+	}
+	if len(initial) > MaxRootSize {
+		return "", nil, fmt.Errorf("%w: larger than %d bytes", ErrInitialRoot, MaxRootSize)
+	}
+	err = unpanic(ErrInitialRoot, func() error {
+		r, err := metadata.Root().FromBytes(initial)
+		if err != nil {
+			return err
+		}
+		return r.VerifyDelegate(metadata.ROOT, r)
+	})
+	if err != nil && !errors.Is(err, ErrInitialRoot) {
+		err = fmt.Errorf("%w: %w", ErrInitialRoot, err)
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	return base, initial, nil
+}
+
+// unpanic runs f, turning a panic into sentinel: go-tuf v2.3.0's
+// metadata parser panics on JSON whose "signed" is not an object with a
+// string "_type" (metadata.checkType's unchecked assertions), and a broken
+// or hostile mirror must not crash the command.
+func unpanic(sentinel error, f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: malformed metadata (%v)", sentinel, r)
+		}
+	}()
+	return f()
+}
+
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// classify puts a TUF client failure in its class; fallback is for the
+// errors go-tuf does not type (a target its targets do not list, say).
+func classify(base string, err error, fallback error) error {
+	var status *metadata.ErrDownloadHTTP
+	class := fallback
+	switch {
+	case errors.Is(err, ErrUnreachable), errors.Is(err, ErrOptions):
+		return fmt.Errorf("TUF repository %s: %w", base, err)
+	case errors.As(err, &status):
+		class = ErrUnreachable
+		if status.StatusCode == http.StatusNotFound || status.StatusCode == http.StatusForbidden || status.StatusCode == http.StatusGone {
+			class = ErrNoTarget
+		}
+	case errors.Is(err, &metadata.ErrLengthOrHashMismatch{}), errors.Is(err, &metadata.ErrDownloadLengthMismatch{}):
+		class = ErrMismatch
+	case errors.Is(err, &metadata.ErrRepository{}), errors.Is(err, &metadata.ErrValue{}), errors.Is(err, &metadata.ErrType{}):
+		class = ErrMetadata
+	}
+	return fmt.Errorf("TUF repository %s: %w: %w", base, class, err)
+}
