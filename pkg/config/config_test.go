@@ -1,8 +1,10 @@
 package config_test
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -147,5 +149,55 @@ func TestLoadHello(t *testing.T) {
 	}
 	if _, err := typ.Resolve(nil, ""); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestProfilesOf: the profiles read from addon.yaml and the canonical
+// schema alone (an artifact's config blob, for inspect) are those of the
+// loaded type; an add-on without profiles has none.
+func TestProfilesOf(t *testing.T) {
+	for _, tt := range []struct {
+		dir  string
+		want string
+	}{
+		{"../../examples/cluster-autoscaler", `[{"name":"provider-aws_kubernetes-1.29.0","fields":{"provider":"aws"},"kubernetes":"1.29.0"},` +
+			`{"name":"provider-aws_kubernetes-1.30.0","fields":{"provider":"aws"},"kubernetes":"1.30.0"},` +
+			`{"name":"provider-gcp_kubernetes-1.29.0","fields":{"provider":"gcp"},"kubernetes":"1.29.0"},` +
+			`{"name":"provider-gcp_kubernetes-1.30.0","fields":{"provider":"gcp"},"kubernetes":"1.30.0"}]`},
+		{"../../examples/hello", "null"},
+		{"../../examples/greeter-v2", "null"},
+	} {
+		data, err := os.ReadFile(filepath.Join(tt.dir, "addon.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := spec.ParseAddon(data, "addon.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		typ, err := config.Load(os.DirFS(tt.dir), a, schema.DefaultLimits(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loaded, err := typ.Profiles()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := config.ProfilesOf(a, typ.Schema.JSON(), schema.DefaultLimits())
+		if err != nil {
+			t.Fatalf("%s: %v", tt.dir, err)
+		}
+		g, _ := json.Marshal(got)
+		l, _ := json.Marshal(loaded)
+		if string(g) != tt.want || string(l) != tt.want {
+			t.Errorf("%s: ProfilesOf %s, Type.Profiles %s, want %s", tt.dir, g, l, tt.want)
+		}
+	}
+	// A broken when is refused, naming the field, as Load refuses it.
+	a := &spec.Addon{APIVersion: "addonpack.dev/v1alpha2", Spec: spec.AddonSpec{Config: &spec.Config{APIVersion: "x.example.com/v1", Kind: "X", Schema: "s.json",
+		Components: []spec.Component{{Path: "c", When: "provider in [mars]"}}}}}
+	if _, err := config.ProfilesOf(a, []byte(`{"type":"object","properties":{"provider":{"type":"string","enum":["aws"]}}}`), schema.DefaultLimits()); err == nil ||
+		!strings.Contains(err.Error(), "spec.config.components[0].when") {
+		t.Fatalf("unknown enum value: %v", err)
 	}
 }

@@ -99,6 +99,10 @@ func (t *Type) loadProfiles(files fs.FS, a *spec.Addon, display func(string) str
 			return fieldErr(field+".when", "%v", err)
 		}
 		useEnum(cond, enum)
+		if files == nil { // ProfilesOf: the overlay's contents choose no profile
+			t.prof.overlays = append(t.prof.overlays, overlay{cond: cond, file: display(o.Defaults)})
+			continue
+		}
 		data, err := fs.ReadFile(files, o.Defaults)
 		if err != nil {
 			return fmt.Errorf("%s: %w", display(o.Defaults), err)
@@ -268,6 +272,50 @@ func (t *Type) Profiles() ([]Profile, error) {
 		out[i].Name = strings.Join(parts, "_")
 	}
 	return out, nil
+}
+
+// ProfilesOf lists the profiles (Type.Profiles) of the config type a
+// declares from addon.yaml and the canonical schema alone — an artifact's
+// config blob — so that inspect lists them without the package content.
+// Overlays' defaults files are not read: they select no profile. Nil for an
+// add-on without a config type or without profiles.
+func ProfilesOf(a *spec.Addon, schemaJSON []byte, limits schema.Limits) ([]Profile, error) {
+	c := a.Spec.Config
+	if c == nil {
+		return nil, nil
+	}
+	sch, err := schema.Compile(schemaJSON, c.Schema, limits)
+	if err != nil {
+		return nil, err
+	}
+	t := &Type{APIVersion: c.APIVersion, Kind: c.Kind, Name: a.Metadata.Name, Schema: sch,
+		SchemaFile: c.Schema, Components: c.Components}
+	if err := t.loadProfiles(nil, a, func(p string) string { return p }); err != nil {
+		return nil, err
+	}
+	return t.Profiles()
+}
+
+// MarshalJSON writes p as inspect prints it (specs/cli-output.md): {name,
+// fields: {PATH: VALUE…}, kubernetes}, the fields and version left out when
+// the profile does not depend on them.
+func (p Profile) MarshalJSON() ([]byte, error) {
+	var fields map[string]string
+	for _, f := range p.Fields {
+		if fields == nil {
+			fields = map[string]string{}
+		}
+		fields[f[0]] = f[1]
+	}
+	kube := ""
+	if !p.KubeVersion.IsZero() {
+		kube = p.KubeVersion.String()
+	}
+	return json.Marshal(struct {
+		Name       string            `json:"name"`
+		Fields     map[string]string `json:"fields,omitempty"`
+		Kubernetes string            `json:"kubernetes,omitempty"`
+	}{p.Name, fields, kube})
 }
 
 func (t *Type) enumNames() string {

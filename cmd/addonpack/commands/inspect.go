@@ -3,19 +3,26 @@ package commands
 import (
 	"fmt"
 	"io"
+	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/addonpack/addonpack/pkg/artifact"
+	"github.com/addonpack/addonpack/pkg/config"
 	"github.com/addonpack/addonpack/pkg/locate"
 	"github.com/addonpack/addonpack/pkg/sbom"
+	"github.com/addonpack/addonpack/pkg/schema"
 	"github.com/addonpack/addonpack/pkg/verify"
 )
 
 // inspectOutput is the artifact's summary and, from a registry, its SBOM.
 type inspectOutput struct {
 	artifact.Info
-	SBOM *sbom.Attachment `json:"sbom,omitempty"`
+	// Profiles are the variants the add-on selects inside itself
+	// (addonpack.dev/v1alpha2: enum values and Kubernetes versions).
+	Profiles []config.Profile `json:"profiles,omitempty"`
+	SBOM     *sbom.Attachment `json:"sbom,omitempty"`
 	// Signatures lists every signature and attestation found and who
 	// each claims to be signed by (--signatures; not verified).
 	Signatures []verify.Candidate `json:"signatures,omitempty"`
@@ -35,6 +42,10 @@ func newInspect(g *globals) *cobra.Command {
 		Long: `inspect resolves REF (or opens an OCI layout "PATH[:TAG]"), fetches the manifest and the
 config blob by digest, checks them, and prints the add-on's name, version, config type,
 dependencies, images, annotations and layers. The content layer is not downloaded.
+For an add-on with profiles (addonpack.dev/v1alpha2: a component or overlay chosen by an
+enum value of the config, or a component chosen by the cluster's Kubernetes version) it
+lists them, as the builder rendered them: render selects one with --values and
+--kube-version.
 
 From a registry it also says whether an SBOM attestation is attached (push --sbom; unverified).
 With --key it verifies the artifact requiring that SBOM (exit code 9 when it does not verify)
@@ -70,12 +81,21 @@ once to a digest and inspected as REPO:TAG@DIGEST ("resolved …" on stderr).`,
 				return err
 			}
 			out := inspectOutput{Info: loaded.Info()}
+			if loaded.Schema != nil {
+				// Shown as stored: a package whose profiles do not load is
+				// diagnosed, not refused (render refuses it).
+				ps, perr := config.ProfilesOf(loaded.Addon, loaded.Schema, schema.DefaultLimits())
+				if perr != nil {
+					fmt.Fprintf(g.streams.Err, "Warning: profiles: %v\n", perr)
+				}
+				out.Profiles = ps
+			}
 			a, _ := g.locate(arg)
 			if a.Kind != locate.Reference {
 				if len(keyRefs) > 0 || signatures {
 					return usageError{fmt.Errorf("--key, --signatures: %s is a layout; signatures and attestations live in a registry", arg)}
 				}
-				return f.print(g.streams.Out, out, out.Info.WriteText)
+				return f.print(g.streams.Out, out, out.writeText)
 			}
 			// inspect verifies nothing unless asked and shows what is
 			// there, so a reference that names another add-on is a warning,
@@ -107,7 +127,7 @@ once to a digest and inspected as REPO:TAG@DIGEST ("resolved …" on stderr).`,
 				return err
 			}
 			return f.print(g.streams.Out, out, func(w io.Writer) error {
-				if err := out.Info.WriteText(w); err != nil {
+				if err := out.writeText(w); err != nil {
 					return err
 				}
 				writeSBOM(w, out.SBOM)
@@ -124,6 +144,29 @@ once to a digest and inspected as REPO:TAG@DIGEST ("resolved …" on stderr).`,
 	vr.add(cmd)
 	addFormat(cmd, &f, true)
 	return cmd
+}
+
+// writeText writes the artifact's summary and its profiles.
+func (o inspectOutput) writeText(w io.Writer) error {
+	if err := o.Info.WriteText(w); err != nil {
+		return err
+	}
+	if len(o.Profiles) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "Profiles:     %d (render selects one by --values and --kube-version)\n", len(o.Profiles))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, p := range o.Profiles {
+		var sel []string
+		for _, f := range p.Fields {
+			sel = append(sel, f[0]+"="+f[1])
+		}
+		if !p.KubeVersion.IsZero() {
+			sel = append(sel, "Kubernetes "+p.KubeVersion.String())
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n", p.Name, strings.Join(sel, ", "))
+	}
+	return tw.Flush()
 }
 
 func writeSBOM(w io.Writer, a *sbom.Attachment) {

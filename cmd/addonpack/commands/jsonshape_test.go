@@ -32,14 +32,18 @@ func TestJSONShapes(t *testing.T) {
 	if err := os.CopyFS(dir, os.DirFS(world)); err != nil {
 		t.Fatal(err)
 	}
-	// The example pair whose config type changed: conversion reports.
-	for _, ex := range []string{"greeter-v1", "greeter-v2"} {
+	// The example pair whose config type changed (conversion reports), and
+	// the add-on with profiles.
+	for _, ex := range []string{"greeter-v1", "greeter-v2", "cluster-autoscaler"} {
 		if err := os.CopyFS(filepath.Join(dir, ex), os.DirFS(filepath.Join(wd, "..", "..", "..", "examples", ex))); err != nil {
 			t.Fatal(err)
 		}
 	}
 	t.Chdir(dir)
 	signEnv := map[string]string{"HOME": env["HOME"], "COSIGN_PASSWORD": "secret"}
+	if r := run(t, env, "build", "./cluster-autoscaler", "-o", "autoscaler-layout"); r.code != 0 {
+		t.Fatalf("build cluster-autoscaler: %+v", r)
+	}
 	ref := host + "/addons/hello:0.1.0"
 	cmds := []struct {
 		env  map[string]string
@@ -52,6 +56,7 @@ func TestJSONShapes(t *testing.T) {
 		{signEnv, []string{"keygen", "--output-key-prefix", "other"}, ""},
 		{signEnv, []string{"push", "./hello", ref, "--key", "release.key"}, ""},
 		{env, []string{"inspect", ref}, ""},
+		{env, []string{"inspect", "./autoscaler-layout"}, "inspect (an add-on with profiles)"},
 		{env, []string{"verify", ref, "--key", "release.pub", "--require-provenance"}, ""},
 		{env, []string{"verify", ref, host + "/addons/hello:0.2.0", "--key", "release.pub"}, ""},
 		{env, []string{"pull", ref, "-o", "pulled", "--key", "release.pub"}, ""},

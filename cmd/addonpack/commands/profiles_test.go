@@ -1,6 +1,7 @@
 package commands_test
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -110,5 +111,62 @@ func TestDiffKubeVersion(t *testing.T) {
 	// Both sides get the version: the same package at 1.29 is unchanged.
 	if r := run(t, nil, "diff", autoscaler, autoscaler, "--kube-version", "1.29.3", "--exit-code"); r.code != 0 || r.out != "" || r.err != "no differences\n" {
 		t.Fatalf("diff of the example with itself at 1.29.3: %+v", r)
+	}
+}
+
+// TestInspectProfiles: inspect lists an add-on's profiles — the ones the
+// builder rendered, whose goldens examples/cluster-autoscaler keeps — in
+// text and JSON, from the config blob; an add-on without profiles shows
+// none.
+func TestInspectProfiles(t *testing.T) {
+	dir := t.TempDir()
+	layout, plain := filepath.Join(dir, "autoscaler"), filepath.Join(dir, "hello")
+	for src, dst := range map[string]string{autoscaler: layout, "../../../examples/hello": plain} {
+		if r := run(t, nil, "build", src, "-o", dst); r.code != 0 {
+			t.Fatalf("build %s: %+v", src, r)
+		}
+	}
+	goldens, err := os.ReadDir(filepath.Join(autoscaler, "expected", "profiles"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, g := range goldens {
+		want = append(want, strings.TrimSuffix(g.Name(), ".yaml"))
+	}
+
+	r := run(t, nil, "inspect", layout, "-o", "json")
+	var out struct {
+		Profiles []struct {
+			Name       string
+			Fields     map[string]string
+			Kubernetes string
+		}
+	}
+	if err := json.Unmarshal([]byte(r.out), &out); r.code != 0 || err != nil {
+		t.Fatalf("inspect -o json: %+v (%v)", r, err)
+	}
+	var names []string
+	for _, p := range out.Profiles {
+		names = append(names, p.Name)
+		if p.Name != "provider-"+p.Fields["provider"]+"_kubernetes-"+p.Kubernetes {
+			t.Errorf("profile %+v: fields and version do not match its name", p)
+		}
+	}
+	if strings.Join(names, " ") != strings.Join(want, " ") {
+		t.Fatalf("inspect lists profiles %v, the example's goldens are %v", names, want)
+	}
+	r = run(t, nil, "inspect", layout)
+	if r.code != 0 || !strings.Contains(r.out, "\nProfiles:     4 (render selects one by --values and --kube-version)\n"+
+		"  provider-aws_kubernetes-1.29.0  provider=aws, Kubernetes 1.29.0\n") ||
+		!strings.HasSuffix(r.out, "  provider-gcp_kubernetes-1.30.0  provider=gcp, Kubernetes 1.30.0\n") {
+		t.Fatalf("inspect: %+v", r)
+	}
+
+	if r := run(t, nil, "inspect", plain); r.code != 0 || strings.Contains(r.out, "\nProfiles:") {
+		t.Fatalf("inspect of an add-on without profiles: %+v", r)
+	}
+	if r := run(t, nil, "inspect", plain, "-o", "json"); r.code != 0 || strings.Contains(r.out, `"profiles"`) {
+		t.Fatalf("inspect -o json of an add-on without profiles: %+v", r)
 	}
 }
