@@ -15,6 +15,7 @@ import (
 func TestExampleUpgrade(t *testing.T) {
 	out, code := addonpack(t, ".", nil, "config", "check-upgrade", "./greeter-v1", "./greeter-v2")
 	if code != 0 || !strings.Contains(out, "spec.message is not in the new schema: rule move message → greeting.text") ||
+		!strings.Contains(out, "spec.replicas: upper bound lowered from <= 10 to <= 5: rule fail: spec.replicas above 5") ||
 		!strings.Contains(out, "./greeter-v1 can upgrade to ./greeter-v2: greeter.addons.example.com/v1alpha1 → greeter.addons.example.com/v1beta1") {
 		t.Fatalf("check-upgrade (exit %d):\n%s", code, out)
 	}
@@ -40,6 +41,29 @@ func TestExampleUpgrade(t *testing.T) {
 	// The builder refuses it too: its test vector no longer converts.
 	if out, code := addonpack(t, ".", nil, "build", noRule); code != 3 || !strings.Contains(out, "spec.config.conversion.tests[0]") {
 		t.Fatalf("build without the rule (exit %d):\n%s", code, out)
+	}
+
+	// Without the fail rule, the lowered maximum of spec.replicas is caught:
+	// an old object with 8 replicas would no longer validate.
+	noFail := filepath.Join(t.TempDir(), "greeter")
+	copyDir(t, "greeter-v2", noFail)
+	a, err = os.ReadFile(filepath.Join(noFail, "addon.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule := "            - if: \"has(spec.replicas) && spec.replicas > 5\"\n              fail:\n"
+	i := strings.Index(string(a), rule)
+	j := strings.Index(string(a), "            - move:")
+	if i < 0 || j < i {
+		t.Fatal("the example's fail rule was not found")
+	}
+	if err := os.WriteFile(filepath.Join(noFail, "addon.yaml"), []byte(string(a)[:i]+string(a)[j:]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code = addonpack(t, ".", nil, "config", "check-upgrade", "./greeter-v1", noFail)
+	if code != 3 || !strings.Contains(out, "spec.replicas: upper bound lowered from <= 10 to <= 5, and nothing covers it") ||
+		!strings.Contains(out, "spec.message is not in the new schema: rule move") {
+		t.Fatalf("check-upgrade without the fail rule (exit %d):\n%s", code, out)
 	}
 
 	// The user: the old values file, diffed across the upgrade, then rendered.

@@ -112,18 +112,20 @@ func Check(prev, next Release) (*Report, error) {
 // cover names what handles change c: a rule of the steps from the
 // previous version, or the new packed defaults for a required field.
 func cover(c Change, rules []spec.Rule, defaults any) string {
-	under := func(p string) bool { return p != "" && (c.Path == p || strings.HasPrefix(c.Path, p+".")) }
+	under := func(p string) bool {
+		return p != "" && (c.Path == p || strings.HasPrefix(c.Path, p+".") || strings.HasPrefix(c.Path, p+"["))
+	}
 	for _, r := range rules {
 		var hit bool
 		switch {
 		case r.Fail != nil:
-			hit = strings.Contains(r.If, "spec."+c.Path)
+			hit = strings.Contains(r.If, field(addressable(c.Path)))
 		case c.Kind == "required":
 			hit = (r.Default != nil && under(r.Default.Path)) || (r.Set != nil && under(r.Set.Path)) || (r.Move != nil && under(r.Move.To)) ||
 				(r.Rename != nil && under(renamed(r.Rename)))
-		default: // removed, type: the old value must be moved, deleted or replaced
+		default: // removed, type, constraint: the old value must be moved, deleted or replaced
 			hit = (r.Move != nil && under(r.Move.From)) || (r.Rename != nil && under(r.Rename.Path)) || (r.Delete != nil && under(r.Delete.Path)) ||
-				(c.Kind == "type" && r.Set != nil && under(r.Set.Path))
+				(c.Kind != "removed" && r.Set != nil && under(r.Set.Path))
 		}
 		if hit {
 			return "rule " + convert.Describe(r)
@@ -133,6 +135,15 @@ func cover(c Change, rules []spec.Rule, defaults any) string {
 		return "packed defaults"
 	}
 	return ""
+}
+
+// addressable is path up to its first list item or map value ("[*]",
+// ".*"): what a rule's dotted path or a CEL field selection can name.
+func addressable(path string) string {
+	if i := strings.IndexAny(path, "[*"); i >= 0 {
+		return strings.TrimSuffix(path[:i], ".")
+	}
+	return path
 }
 
 func renamed(r *spec.RenameRule) string {

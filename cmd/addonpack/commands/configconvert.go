@@ -172,10 +172,11 @@ func newConfigCheckUpgrade(g *globals) *cobra.Command {
 		Short: "Check that users of the previous release can upgrade to NEW_DIR with their config",
 		Long: `check-upgrade compares the config schema of the previous release (a reference, verified as
 render verifies it, or a layout or directory) with the one of the source directory NEW_DIR:
-every property removed, every type changed and every newly required property without a
-schema default must be covered by a conversion rule of NEW_DIR (move, rename, delete or set
-it, or fail with a message whose if names it) or, for a required property, by the packed
-defaults. The previous config version must be one NEW_DIR reads, with the same schema. It
+every property removed, every type changed, every newly required property without a
+schema default and every constraint that refuses old values (an enum value gone, a bound
+raised or lowered, a pattern or checked format added or changed, additionalProperties turned
+false) must be covered by a conversion rule of NEW_DIR (move, rename, delete or set it, or
+fail with a message whose if names it) or, for a required property, by the packed defaults. The previous config version must be one NEW_DIR reads, with the same schema. It
 then converts the previous release's packed defaults and test vectors with NEW_DIR and
 resolves them. It exits 3 and lists every problem when one is found; run it before a push.
 
