@@ -66,6 +66,18 @@ func TestExampleUpgrade(t *testing.T) {
 		t.Fatalf("check-upgrade without the fail rule (exit %d):\n%s", code, out)
 	}
 
+	// A next release (0.3.0) that no longer converts 0.2.0's test vector: the
+	// gate names the vector file of the previous release and the rule.
+	v3 := filepath.Join(t.TempDir(), "greeter")
+	copyDir(t, "greeter-v2", v3)
+	replaceInFile(t, filepath.Join(v3, "addon.yaml"), "            - move: {from: message, to: greeting.text}\n",
+		"            - move: {from: message, to: greeting.text}\n            - if: \"spec.replicas == 3\"\n              fail: {message: \"three replicas are gone\"}\n")
+	out, code = addonpack(t, ".", nil, "config", "check-upgrade", "./greeter-v2", v3, "-o", "json")
+	if code != 3 || !strings.Contains(out, `"./greeter-v2 config/tests/v1alpha1.yaml: conversion failed: cannot convert v1alpha1 → v1beta1: three replicas are gone`) ||
+		!strings.Contains(out, `"./greeter-v2 config/tests/v1alpha1.expected.yaml: converts and resolves"`) {
+		t.Fatalf("check-upgrade of a release that breaks the previous test vector (exit %d):\n%s", code, out)
+	}
+
 	// The user: the old values file, diffed across the upgrade, then rendered.
 	values := filepath.Join("greeter-v1", "config", "custom.yaml")
 	out, code = addonpack(t, ".", nil, "diff", "./greeter-v1", "./greeter-v2", "--values", values)
