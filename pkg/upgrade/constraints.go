@@ -40,7 +40,7 @@ func constraints(prev, next map[string]any, path string, out *[]Change) {
 	if pu, nu := upperBound(prev), upperBound(next); nu.set && (!pu.set || nu.v < pu.v || nu.v == pu.v && nu.exclusive && !pu.exclusive) {
 		add(nu.keyword, "upper bound lowered from %s to %s", pu, nu)
 	}
-	if pm, nm := number(prev["multipleOf"]), number(next["multipleOf"]); nm.set && (!pm.set || math.Mod(pm.v, nm.v) != 0) {
+	if pm, nm := number(prev["multipleOf"]), number(next["multipleOf"]); nm.set && nm.v > 0 && (!pm.set || math.Mod(pm.v, nm.v) != 0) {
 		add("multipleOf", "multipleOf is now %s (was %s)", nm.text, pm)
 	}
 	for _, kw := range []string{"minLength", "minItems", "minProperties"} {
@@ -73,17 +73,27 @@ func constraints(prev, next map[string]any, path string, out *[]Change) {
 	if prev["nullable"] == true && next["nullable"] != true {
 		add("nullable", "no longer nullable: null is refused")
 	}
-	switch na := next["additionalProperties"].(type) {
-	case bool:
-		if !na && prev["additionalProperties"] != false {
-			props, _ := next["properties"].(map[string]any)
-			add("additionalProperties", "additionalProperties is now false: %s allowed", names(props))
-		}
-	case map[string]any:
-		if pa, ok := prev["additionalProperties"]; !ok || pa == true {
-			add("additionalProperties", "additionalProperties newly constrained: properties not listed must now match its schema")
-		}
+	if na, ok := next["additionalProperties"].(bool); ok && !na && prev["additionalProperties"] != false {
+		props, _ := next["properties"].(map[string]any)
+		add("additionalProperties", "additionalProperties is now false: %s allowed", names(props))
 	}
+	if newlyConstrained(prev["additionalProperties"], next["additionalProperties"]) {
+		add("additionalProperties", "additionalProperties newly constrained: properties not listed must now match its schema")
+	}
+	if newlyConstrained(prev["items"], next["items"]) {
+		add("items", "items newly constrained: every item must now match its schema")
+	}
+}
+
+// newlyConstrained reports a subschema (items, additionalProperties) that
+// is now a schema with keywords where it was absent, true or empty.
+func newlyConstrained(prev, next any) bool {
+	n, ok := next.(map[string]any)
+	if !ok || len(n) == 0 {
+		return false
+	}
+	p, ok := prev.(map[string]any)
+	return prev == nil || prev == true || ok && len(p) == 0
 }
 
 // field names path under spec, as messages show it.
