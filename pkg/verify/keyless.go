@@ -54,6 +54,10 @@ func (ck checker) keyless(cd *candidate, entity sgverify.SignedEntity, artifact 
 			continue
 		}
 		tried[r] = true
+		entity, skipTimestamp := entity, skipTimestamp
+		if c, ok := entity.(*classicEntity); ok {
+			entity, skipTimestamp = c.forRoot(r, skipTimestamp)
+		}
 		if err := precheck(r, entity, skipTimestamp); err != nil {
 			proofErrs = append(proofErrs, fmt.Errorf("trusted root %q (%s): %w", r.Name, r.Digest, err))
 			continue
@@ -119,8 +123,8 @@ func precheck(r *TrustedRoot, entity sgverify.SignedEntity, skipTimestamp bool) 
 		if e.HasInclusionProof() && r.root.RekorLogs()[hex.EncodeToString([]byte(e.LogKeyID()))] != nil {
 			proofs++ // sigstore-go verifies it against the log's checkpoint key
 		}
-		if !e.HasInclusionPromise() {
-			continue
+		if !e.HasInclusionPromise() || !req.TransparencyLog {
+			continue // without Rekor logs in the root, entries prove nothing and sigstore-go reads none
 		}
 		if err := tlog.VerifySET(e, r.root.RekorLogs()); err != nil {
 			return fmt.Errorf("log entry %d of log %x: its signed entry timestamp does not verify with the root's Rekor keys: %w", e.LogIndex(), e.LogKeyID(), err)

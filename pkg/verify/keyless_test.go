@@ -271,3 +271,55 @@ func TestKeylessRefusesTooManyLogEntries(t *testing.T) {
 	}
 	refuse(t, e, keylessPolicy(t, 1, w.workflowIdentity("release")), verify.ErrKeyless, "33 transparency-log entries, more than 32")
 }
+
+// TestKeylessClassicAttestationUnderATimestampOnlyRoot: under a root with
+// timestamping authorities and no Rekor log, a classic keyless attestation
+// (cosign timestamps its envelope) verifies with the certificate checked at
+// the timestamp's verified time; a timestamp outside the certificate's
+// validity is refused, however valid the certificate is now.
+func TestKeylessClassicAttestationUnderATimestampOnlyRoot(t *testing.T) {
+	ss, err := testsigstore.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := rootOf(t, ss, testsigstore.RootOptions{WithoutRekor: true})
+	if r := w.root.Requirements(); r.TransparencyLog || !r.Timestamp {
+		t.Fatalf("root requirements: %+v", r)
+	}
+	id := release.Identity()
+	p := keylessPolicy(t, 1, w.workflowIdentity("release")).WithProvenance(verify.ProvenanceRules{Required: true})
+	// In the refused case the certificate expired ten minutes before the
+	// time the TSA proves (which is inside the root's validity).
+	at := ss.Start.Add(12 * time.Hour)
+	for _, c := range []struct {
+		name string
+		o    testsigstore.SignOptions
+		ok   bool
+	}{
+		{"logged", testsigstore.SignOptions{}, true},
+		{"timestamp only", testsigstore.SignOptions{NoTlog: true}, true},
+		{"certificate expired at the timestamp", testsigstore.SignOptions{NoTlog: true, At: at,
+			Cert: testsigstore.CertOptions{NotBefore: at.Add(-20 * time.Minute), NotAfter: at.Add(-10 * time.Minute)}}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := pushHello(t, testregistryHost(t), "addons/hello", "0.1.0", "")
+			w.signClassic(t, e, id, testsigstore.SignOptions{NoTlog: true})
+			att, err := ss.ClassicAttestation(id, slsaFor(t, e, id.Extensions.BuildSignerURI), verify.ProvenancePredicateType, c.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeClassic(t, e, att)
+			if !c.ok {
+				refuse(t, e, p, verify.ErrProvenance, "leaf certificate verification failed")
+				return
+			}
+			res, err := verify.Verify(context.Background(), e.vt, e.desc, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a := res.Attestations[0]; a.Verdict != verify.Valid || a.Identity == nil || a.Identity.Subject != id.URI {
+				t.Fatalf("attestation: %+v", a)
+			}
+		})
+	}
+}

@@ -27,7 +27,39 @@ type classicEntity struct {
 	content    sgverify.SignatureContent
 	entries    []*tlog.Entry
 	timestamps [][]byte
+	// envelope is an attestation's DSSE envelope as stored: what cosign's
+	// RFC 3161 timestamp of an attestation covers (nil for signatures).
+	envelope []byte
 }
+
+// forRoot returns the entity to verify under r, and whether r's timestamp
+// requirement is left to the caller. cosign timestamps an attestation's
+// envelope bytes, not its signature, while sigstore-go checks a timestamp
+// over the signature. Under a root with Rekor logs the log entry records
+// the signature itself, so e is verified as it is and the caller checks the
+// timestamp over the envelope (envelopeTimestamp). Under a root without
+// Rekor logs the timestamp is the only signing time: sigstore-go verifies
+// it over the envelope (envelopeImprint) and checks the certificate at the
+// time it proves, never at the current time.
+func (e *classicEntity) forRoot(r *TrustedRoot, skipTimestamp bool) (sgverify.SignedEntity, bool) {
+	if e.envelope == nil || r.Requirements().TransparencyLog {
+		return e, skipTimestamp
+	}
+	c := *e
+	c.content = envelopeImprint{SignatureContent: e.content, envelope: e.envelope}
+	return &c, false
+}
+
+// envelopeImprint is a DSSE signature content whose Signature(), the bytes
+// sigstore-go matches a timestamp's message imprint against, is the whole
+// envelope; the envelope itself is verified as usual (sigstore-go reads a
+// DSSE signature from EnvelopeContent, never from Signature).
+type envelopeImprint struct {
+	sgverify.SignatureContent
+	envelope []byte
+}
+
+func (s envelopeImprint) Signature() []byte { return s.envelope }
 
 func (e *classicEntity) HasInclusionPromise() bool { return len(e.entries) > 0 }
 func (e *classicEntity) HasInclusionProof() bool   { return false }
@@ -120,11 +152,12 @@ func (ck checker) classicKeylessAttestation(cd *candidate, env []byte) (*Identit
 	if err != nil {
 		return nil, err
 	}
+	e.envelope = env
 	id, _, err := ck.keyless(cd, e, sgverify.WithArtifactDigest(ck.subject.Digest.Algorithm().String(), decodeHex(ck.subject.Digest.Encoded())), true)
 	if err != nil {
 		return nil, err
 	}
-	if id.Root.Requirements().Timestamp {
+	if req := id.Root.Requirements(); req.Timestamp && req.TransparencyLog { // without Rekor logs: checked by keyless (forRoot)
 		if err := envelopeTimestamp(id.Root.root, e, env); err != nil {
 			return nil, fmt.Errorf("%w: trusted root %q requires an RFC 3161 timestamp: %w", ErrKeyless, id.Root.Name, err)
 		}
