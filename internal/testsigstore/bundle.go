@@ -21,23 +21,39 @@ const (
 	simpleSigningTypeName = "cosign container image signature"
 )
 
-// Bundle returns s as a Sigstore bundle v0.3 (JSON): the leaf certificate,
-// the log entry with SET and inclusion proof, the timestamp, and either the
-// DSSE envelope (d non-nil) or a message signature over the SHA-256 of
-// message.
+// Bundle returns s as a Sigstore bundle (JSON) of the version signing asked
+// for (SignOptions.BundleVersion; v0.3 by default): the leaf certificate
+// (v0.1 and v0.2: as a one-certificate chain), the log entry with SET and
+// inclusion proof (v0.1: SET only), the timestamp, and either the DSSE
+// envelope (d non-nil) or a message signature over the SHA-256 of message.
 func (s *Signed) Bundle(d *DSSE, message []byte) ([]byte, error) {
+	mediaType := BundleMediaType
 	vm := &protobundle.VerificationMaterial{
 		Content: &protobundle.VerificationMaterial_Certificate{Certificate: &protocommon.X509Certificate{RawBytes: s.Cert.Raw}},
 	}
+	switch s.bundleVersion {
+	case "":
+	case "0.1", "0.2":
+		mediaType = "application/vnd.dev.sigstore.bundle+json;version=" + s.bundleVersion
+		vm.Content = &protobundle.VerificationMaterial_X509CertificateChain{X509CertificateChain: &protocommon.X509CertificateChain{
+			Certificates: []*protocommon.X509Certificate{{RawBytes: s.Cert.Raw}},
+		}}
+	default:
+		return nil, fmt.Errorf("testsigstore: bundle version %q: want 0.1, 0.2 or empty (0.3)", s.bundleVersion)
+	}
 	if s.entry != nil {
-		vm.TlogEntries = append(vm.TlogEntries, s.entry.proto())
+		e := s.entry.proto()
+		if s.bundleVersion == "0.1" {
+			e.InclusionProof = nil
+		}
+		vm.TlogEntries = append(vm.TlogEntries, e)
 	}
 	if s.Timestamp != nil {
 		vm.TimestampVerificationData = &protobundle.TimestampVerificationData{
 			Rfc3161Timestamps: []*protocommon.RFC3161SignedTimestamp{{SignedTimestamp: s.Timestamp}},
 		}
 	}
-	b := &protobundle.Bundle{MediaType: BundleMediaType, VerificationMaterial: vm}
+	b := &protobundle.Bundle{MediaType: mediaType, VerificationMaterial: vm}
 	if d != nil {
 		b.Content = &protobundle.Bundle_DsseEnvelope{DsseEnvelope: &protodsse.Envelope{
 			Payload: d.Payload, PayloadType: d.PayloadType,

@@ -25,9 +25,9 @@
 // Signing (SignOptions: At moves the signing time, Cert overrides the leaf's
 // validity or drops its SCT, NoTlog/NoTimestamp drop the log entry or the
 // timestamp, ForeignLog signs the log entry with a key the root does not
-// hold):
+// hold, BundleVersion "0.1"/"0.2" writes older bundles):
 //
-//	ss.DSSEBundle(id, statement, o)           // Sigstore bundle v0.3, DSSE envelope, dsse log entry
+//	ss.DSSEBundle(id, statement, o)           // Sigstore bundle (v0.3 unless o.BundleVersion), DSSE envelope, dsse log entry
 //	ss.MessageBundle(id, payload, o)          // Sigstore bundle v0.3, message signature, hashedrekord entry
 //	ss.ClassicSignature(id, repo, digest, o)  // cosign .sig layer: simple-signing payload + cert/chain/bundle/timestamp annotations
 //	ss.ClassicAttestation(id, stmt, pt, o)    // cosign .att layer: DSSE envelope + the same annotations

@@ -30,16 +30,21 @@ type SignOptions struct {
 	// ForeignLog signs the log entry's SET and checkpoint with a key that
 	// is not the Rekor log's, while the entry still claims the Rekor log id.
 	ForeignLog bool
+	// BundleVersion is the Sigstore bundle version Bundle writes: "0.1"
+	// (certificate chain, log entry with its SET only), "0.2" (certificate
+	// chain, SET and inclusion proof) or "" for v0.3 (one certificate).
+	BundleVersion string
 }
 
 // Signed is one keyless signature with everything that makes it verifiable.
 type Signed struct {
-	Cert      *x509.Certificate
-	Key       *ecdsa.PrivateKey
-	Chain     []*x509.Certificate // intermediate, root
-	Signature []byte              // raw ASN.1 ECDSA signature
-	Timestamp []byte              // RFC 3161 response over Signature (nil with NoTimestamp)
-	entry     *logEntry           // nil with NoTlog
+	Cert          *x509.Certificate
+	Key           *ecdsa.PrivateKey
+	Chain         []*x509.Certificate // intermediate, root
+	Signature     []byte              // raw ASN.1 ECDSA signature
+	Timestamp     []byte              // RFC 3161 response over Signature (nil with NoTimestamp)
+	entry         *logEntry           // nil with NoTlog
+	bundleVersion string              // SignOptions.BundleVersion
 }
 
 // CertPEM returns the leaf certificate as PEM.
@@ -111,7 +116,7 @@ func (s *Sigstore) sign(id Identity, o SignOptions, do func(*ecdsa.PrivateKey) (
 	if err != nil {
 		return nil, fmt.Errorf("testsigstore: sign: %w", err)
 	}
-	out := &Signed{Cert: cert, Key: key, Chain: []*x509.Certificate{s.Intermediate, s.Root}, Signature: sig}
+	out := &Signed{Cert: cert, Key: key, Chain: []*x509.Certificate{s.Intermediate, s.Root}, Signature: sig, bundleVersion: o.BundleVersion}
 	if !o.NoTimestamp {
 		if out.Timestamp, err = s.timestampFor(sig, at); err != nil {
 			return nil, fmt.Errorf("testsigstore: timestamp: %w", err)

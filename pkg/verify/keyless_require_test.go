@@ -1,6 +1,7 @@
 package verify_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"os"
@@ -122,4 +123,53 @@ func keylessRequiring(t *testing.T, list string) *verify.Policy {
 		t.Fatalf("require %s: %v", list, err)
 	}
 	return q
+}
+
+// TestKeylessBundleVersions: bundles v0.1 (a certificate chain, the log
+// entry proven by its SET alone) and v0.2 (a chain, SET and inclusion
+// proof) verify as v0.3 do; require: inclusionProof refuses v0.1 only.
+func TestKeylessBundleVersions(t *testing.T) {
+	ss, err := testsigstore.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := rootOf(t, ss, testsigstore.RootOptions{})
+	strict, err := w.root.Require([]string{verify.RequireInclusionProof})
+	if err != nil {
+		t.Fatal(err)
+	}
+	proofID := w.workflowIdentity("release")
+	proofID.Root = strict
+	for _, c := range []struct{ version, mediaType string }{
+		{"0.1", "application/vnd.dev.sigstore.bundle+json;version=0.1"},
+		{"0.2", "application/vnd.dev.sigstore.bundle+json;version=0.2"},
+		{"", testsigstore.BundleMediaType},
+	} {
+		t.Run("v"+cmp.Or(c.version, "0.3"), func(t *testing.T) {
+			e := pushHello(t, testregistryHost(t), "addons/hello", "0.1.0", "")
+			stmt, err := testsigstore.Statement(e.ref.Repo(), e.desc.Digest.String(), testsigstore.CosignSignPredicate, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := ss.DSSEBundle(release.Identity(), stmt, testsigstore.SignOptions{BundleVersion: c.version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), `"mediaType":"`+c.mediaType+`"`) || strings.Contains(string(b), "inclusionProof") != (c.version != "0.1") {
+				t.Fatalf("bundle %s: %s", c.version, b)
+			}
+			if err := testsigstore.WriteBundle(context.Background(), e.ref.WithDigest(e.desc.Digest).String(), b, testsigstore.CosignSignPredicate); err != nil {
+				t.Fatal(err)
+			}
+			res, err := verify.Verify(context.Background(), e.vt, e.desc, keylessPolicy(t, 1, w.workflowIdentity("release")))
+			if err != nil || res.Signatures[0].Format != "bundle" || res.Signatures[0].Identity == nil {
+				t.Fatalf("bundle v%s: %v %+v", c.version, err, res)
+			}
+			if c.version == "0.1" {
+				refuse(t, e, keylessPolicy(t, 1, proofID), verify.ErrKeyless, "require: inclusionProof")
+			} else if _, err := verify.Verify(context.Background(), e.vt, e.desc, keylessPolicy(t, 1, proofID)); err != nil {
+				t.Fatalf("bundle v%s under require: inclusionProof: %v", c.version, err)
+			}
+		})
+	}
 }
