@@ -16,8 +16,9 @@
 // against the trusted roots a policy pins by digest (TrustedRoot), offline:
 // the certificate chains to a CA valid at the signing time that a Rekor
 // entry (SET or inclusion proof) and/or an RFC 3161 timestamp proves, with
-// the checks the root's content requires (Requirements), and must match an
-// Identity of the scope (issuer, subject, Fulcio extensions). Keys and
+// the checks the root's content requires and those the policy adds to them
+// (Requirements, TrustedRoot.Require), and must match an Identity of the
+// scope (issuer, subject, Fulcio extensions). Keys and
 // identities are both signers toward a scope's threshold; distinct signers
 // are distinct keys or distinct certificate (issuer, subject) pairs.
 //
