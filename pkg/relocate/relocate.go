@@ -36,6 +36,10 @@ type Options struct {
 	// Name is the add-on the source and destination repositories hold
 	// when their last path element is not its name (verify.Claim).
 	Name string
+	// CarryTrustedRoot, with ToTarball, is a Sigstore trusted_root.json
+	// stored unchanged in the tarball as TrustedRootFile (specs/artifact.md
+	// section 10), for ExtractTrustedRoot on the other side of an air gap.
+	CarryTrustedRoot string
 }
 
 func (o Options) maxReferrers() int {
@@ -58,6 +62,9 @@ type Result struct {
 	// the relocation record stored for them (registry destinations only).
 	Images []ImageMapping      `json:"images,omitempty"`
 	Record *ocispec.Descriptor `json:"relocationRecord,omitempty"`
+	// TrustedRoot is the digest of the trusted root carried in the tarball
+	// (Options.CarryTrustedRoot).
+	TrustedRoot string `json:"trustedRoot,omitempty"`
 	// SourceVerification and Verification are the policy's verdicts at the
 	// source and at the destination (nil when not checked).
 	SourceVerification *verify.Result `json:"sourceVerification,omitempty"`

@@ -14,6 +14,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/layout"
 	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/verify"
 )
 
 // DefaultTag names the artifact in a tarball when its source reference has
@@ -26,14 +27,24 @@ var cosignTag = regexp.MustCompile(`^[a-z0-9]+-[a-f0-9]{32,}(\.[a-z]+)?$`)
 // ToTarball writes the artifact src with every signature, attestation and
 // referrer to path as an OCI image layout tarball: the artifact tagged with
 // src's tag (DefaultTag without one), cosign's tags under their names, and
-// referrers as untagged manifests of index.json. With opts.Policy the source
-// is verified before anything is written. The tarball is written atomically.
+// referrers as untagged manifests of index.json, and the trusted root
+// opts.CarryTrustedRoot names as TrustedRootFile. With opts.Policy the
+// source is verified before anything is written. The tarball is written
+// atomically.
 func ToTarball(ctx context.Context, c *registry.Client, src registry.Reference, path string, opts Options) (*Result, error) {
+	var carried []byte
+	var carriedDigest string
+	if opts.CarryTrustedRoot != "" {
+		var err error
+		if carried, carriedDigest, err = verify.ReadTrustedRoot(opts.CarryTrustedRoot); err != nil {
+			return nil, err
+		}
+	}
 	root, err := c.Resolve(ctx, src)
 	if err != nil {
 		return nil, c.ExplainNotFound(ctx, src, err)
 	}
-	res := &Result{Source: src.String(), Destination: path, Digest: root.Digest}
+	res := &Result{Source: src.String(), Destination: path, Digest: root.Digest, TrustedRoot: carriedDigest}
 	tag := src.Tag
 	if tag == "" {
 		tag = DefaultTag
@@ -68,7 +79,14 @@ func ToTarball(ctx context.Context, c *registry.Client, src registry.Reference, 
 		return res, fmt.Errorf("copy %s to %s: %w", res.Source, path, err)
 	}
 	res.Items = append(res.Items, imgItems...)
-	if err := writeLayoutTar(dir, path); err != nil {
+	var extra []string
+	if carried != nil {
+		if err := os.WriteFile(filepath.Join(dir, TrustedRootFile), carried, 0o644); err != nil {
+			return res, fmt.Errorf("OCI layout tarball %s: %w", path, err)
+		}
+		extra = append(extra, TrustedRootFile)
+	}
+	if err := writeLayoutTar(dir, path, extra...); err != nil {
 		return res, fmt.Errorf("OCI layout tarball %s: %w", path, err)
 	}
 	return res, nil

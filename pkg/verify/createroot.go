@@ -145,8 +145,8 @@ func CreateTrustedRootFile(files RootFiles, m RootMaterial, out string, force bo
 		if err != nil {
 			return "", err
 		}
-		if fi.Size() > maxTrustedRootSize {
-			return "", fmt.Errorf("%s: %w: larger than %d bytes", f.path, ErrPolicy, maxTrustedRootSize)
+		if fi.Size() > MaxTrustedRootSize {
+			return "", fmt.Errorf("%s: %w: larger than %d bytes", f.path, ErrPolicy, MaxTrustedRootSize)
 		}
 		if *f.into, err = os.ReadFile(f.path); err != nil {
 			return "", err

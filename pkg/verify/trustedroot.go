@@ -11,9 +11,9 @@ import (
 	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
 )
 
-// maxTrustedRootSize bounds a trusted_root.json read (the public-good root
+// MaxTrustedRootSize bounds a trusted_root.json read (the public-good root
 // is about 10 KiB).
-const maxTrustedRootSize = 1 << 20
+const MaxTrustedRootSize = 1 << 20
 
 // TrustedRoot is a Sigstore trusted root (trusted_root.json) the policy
 // pins by digest: certificate authorities, Rekor logs, CT logs and
@@ -45,19 +45,42 @@ type Requirements struct {
 // file's SHA-256 must equal it (ErrRootDigest otherwise): the file has no
 // integrity of its own.
 func LoadTrustedRoot(name, path, want string) (*TrustedRoot, error) {
+	raw, err := readTrustedRoot(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTrustedRoot(name, raw, path, want)
+}
+
+// ReadTrustedRoot reads a trusted_root.json keyless verification accepts
+// and returns its bytes, unchanged, with its digest: for carrying it
+// elsewhere (copy --to-tarball), where a policy will pin that digest.
+func ReadTrustedRoot(path string) ([]byte, string, error) {
+	raw, err := readTrustedRoot(path)
+	if err != nil {
+		return nil, "", err
+	}
+	r, err := ParseTrustedRoot("carried", raw, path, "")
+	if err != nil {
+		return nil, "", err
+	}
+	return raw, r.Digest, nil
+}
+
+func readTrustedRoot(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("trusted root %s: %w", path, err)
 	}
 	defer f.Close()
-	raw, err := io.ReadAll(io.LimitReader(f, maxTrustedRootSize+1))
+	raw, err := io.ReadAll(io.LimitReader(f, MaxTrustedRootSize+1))
 	if err != nil { // e.g. a directory: invalid as the bytes it yielded would be
 		return nil, fmt.Errorf("trusted root %s: %w: %w", path, ErrPolicy, err)
 	}
-	if len(raw) > maxTrustedRootSize {
-		return nil, fmt.Errorf("trusted root %s: %w: larger than %d bytes", path, ErrPolicy, maxTrustedRootSize)
+	if len(raw) > MaxTrustedRootSize {
+		return nil, fmt.Errorf("trusted root %s: %w: larger than %d bytes", path, ErrPolicy, MaxTrustedRootSize)
 	}
-	return ParseTrustedRoot(name, raw, path, want)
+	return raw, nil
 }
 
 // ParseTrustedRoot is LoadTrustedRoot on bytes; where names them in messages.

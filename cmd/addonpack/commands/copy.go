@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -24,6 +25,8 @@ func newCopy(g *globals) *cobra.Command {
 		images       bool
 		vr           versionFlag
 		stk          string
+		carryRoot    string
+		rootOut      string
 	)
 	cmd := &cobra.Command{
 		Use:   "copy (SRC DST | SRC --to-tarball OUT | --from-tarball IN DST | --stack FILE --to-tarball OUT | --stack FILE --from-tarball IN DST) (--key PUB | --policy FILE | --insecure-skip-verify)",
@@ -48,6 +51,10 @@ Across an air gap: --to-tarball FILE writes SRC and all of the above as an OCI i
 tarball (the cosign tags as tags of index.json, referrers as untagged manifests); on the
 other side --from-tarball FILE[:TAG] pushes it all to DST, verifies and tags it. The tarball
 is also an ordinary layout: 'addonpack push FILE:TAG REF', oras and skopeo read it.
+--carry-trusted-root FILE stores a Sigstore trusted_root.json in the tarball for keyless
+verification on the other side, where --trusted-root-out FILE writes it out (before the
+policy is read, removed again if the copy fails) and prints its digest; it is trusted only
+by a --policy whose trustedRoots pin that digest (specs/policy.md).
 
 --images also copies every container image the add-on lists (spec.images), by digest with
 all its platforms, to DST's repository followed by the image's repository path
@@ -74,6 +81,8 @@ unless DST names a tag.`,
 		Example: `  addonpack copy localhost:5000/addons/hello:0.1.0 localhost:5000/mirror/hello --key release.pub
   addonpack copy localhost:5000/addons/hello:0.1.0 --to-tarball hello.tar --key release.pub
   addonpack copy --from-tarball hello.tar localhost:5000/airgap/hello --key release.pub
+  addonpack copy localhost:5000/addons/hello:0.1.0 --to-tarball hello-root.tar --carry-trusted-root sigstore-root.json --key release.pub
+  addonpack copy --from-tarball hello-root.tar localhost:5000/airgap/hello --trusted-root-out trusted_root.json --key release.pub
   addonpack copy localhost:5000/addons/hello localhost:5000/mirror/hello --version 0.x --key release.pub
   addonpack copy --stack addons.yaml --to-tarball stack.tar --key release.pub
   addonpack copy --stack airgap/addons.yaml --from-tarball stack.tar localhost:5000/airgap --key release.pub`,
@@ -93,13 +102,32 @@ unless DST names a tag.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			ctx := cmd.Context()
+			if err := trustedRootCarryFlags(toTarball, fromTarball, stk, carryRoot, rootOut, &vf); err != nil {
+				return err
+			}
 			if stk != "" {
 				if err := vr.refuse("--stack: the lock pins every add-on"); err != nil {
 					return err
 				}
 				return g.copyStack(cmd, stk, args, toTarball, fromTarball, &vf, relocate.Options{MaxReferrers: maxReferrers, Images: images}, f)
+			}
+			var rootDigest string
+			if rootOut != "" {
+				d, created, xerr := relocate.ExtractTrustedRoot(fromTarball, rootOut)
+				if xerr != nil {
+					return xerr
+				}
+				if created { // the named result err: removed when the copy fails
+					defer func() {
+						if err != nil {
+							os.Remove(rootOut)
+						}
+					}()
+				}
+				rootDigest = d
+				fmt.Fprintf(g.streams.Err, "trusted root %s from the tarball written to %s (trusted only where a policy pins this digest)\n", d, rootOut)
 			}
 			p, err := vf.policy(ctx, g)
 			if err != nil {
@@ -126,7 +154,7 @@ unless DST names a tag.`,
 			if p == nil {
 				fmt.Fprintln(g.streams.Err, "Warning: --insecure-skip-verify: the copy is not verified at the source nor at the destination")
 			}
-			opts := relocate.Options{Policy: p, MaxReferrers: maxReferrers, Images: images, Name: vf.name}
+			opts := relocate.Options{Policy: p, MaxReferrers: maxReferrers, Images: images, Name: vf.name, CarryTrustedRoot: carryRoot}
 			var res *relocate.Result
 			done := g.progress.activity("Copying " + args[0])
 			switch {
@@ -140,6 +168,11 @@ unless DST names a tag.`,
 			done(err)
 			if err != nil {
 				return err
+			}
+			if rootDigest != "" {
+				res.TrustedRoot = rootDigest
+			} else if res.TrustedRoot != "" {
+				fmt.Fprintf(g.streams.Err, "carried trusted root %s (pin this digest in the policy on the other side)\n", res.TrustedRoot)
 			}
 			return f.print(g.streams.Out, res, func(w io.Writer) error {
 				for _, it := range res.Items {
@@ -164,6 +197,8 @@ unless DST names a tag.`,
 	fl.StringVar(&toTarball, "to-tarball", "", "write SRC with its signatures and referrers to this OCI layout tarball instead of a registry")
 	fl.StringVar(&fromTarball, "from-tarball", "", "push the artifact of this OCI layout tarball (FILE or FILE:TAG), with its signatures and referrers, to DST")
 	fl.StringVar(&stk, "stack", "", "copy every add-on of this locked stack: to --to-tarball OUT, or from a stack tarball (--from-tarball IN DST) to DST/NAME, writing this stack file and its lock for there")
+	fl.StringVar(&carryRoot, "carry-trusted-root", "", "with --to-tarball: also store this Sigstore trusted_root.json in the tarball, for keyless verification on the other side")
+	fl.StringVar(&rootOut, "trusted-root-out", "", "with --from-tarball: write the trusted root the tarball carries to this file, for a --policy that pins its digest")
 	fl.BoolVar(&images, "images", false, "also copy every container image the add-on lists, by digest, beside it (DST/<image repository>), and record the relocation for render")
 	fl.IntVar(&maxReferrers, "max-referrers", 0, fmt.Sprintf("most referrers to copy per manifest; more fails (default %d)", relocate.DefaultMaxReferrers))
 	addFormat(cmd, &f, true)
@@ -201,5 +236,21 @@ func (g *globals) relocated(ctx context.Context, arg string, p *deliver.Package,
 	}
 	fmt.Fprintf(g.streams.Err, "%d image(s) relocated beside %s (addonpack copy --images)\n", len(kept.Images), ref.Repo())
 	p.Images = kept.KustomizeImages()
+	return nil
+}
+
+// trustedRootCarryFlags checks where --carry-trusted-root and
+// --trusted-root-out apply: a single add-on's tarball, each on its side; a
+// carried root is trusted only through a policy's pinned digest, never as
+// --trusted-root (which pins nothing).
+func trustedRootCarryFlags(toTarball, fromTarball, stk, carry, out string, vf *verifyFlags) error {
+	switch {
+	case carry != "" && (toTarball == "" || stk != ""):
+		return usageError{errors.New("--carry-trusted-root goes with --to-tarball of one add-on (not --stack)")}
+	case out != "" && (fromTarball == "" || stk != ""):
+		return usageError{errors.New("--trusted-root-out goes with --from-tarball of one add-on (not --stack)")}
+	case out != "" && vf.keyless.TrustedRoot != "":
+		return usageError{errors.New("--trusted-root-out with --trusted-root would trust the carried root without a pinned digest: pin its digest in a --policy instead (specs/policy.md)")}
+	}
 	return nil
 }

@@ -24,7 +24,7 @@ import (
 // a config my-hello.yaml, a policy.yaml trusting release.pub, an SBOM, and
 // a stack addons.yaml of hello with its lock; a TUF repository at
 // localhost:8088 (its port here) serving a trusted_root.json, whose initial
-// root is tuf-root.json.
+// root is tuf-root.json, and that Sigstore trusted root as sigstore-root.json.
 // Each command's examples run in order, in a fresh copy of that world; the
 // root's examples are the quick start itself and run in an empty directory.
 // Output piped to kubectl must be non-empty; a directory given to

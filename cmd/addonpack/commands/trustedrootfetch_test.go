@@ -16,7 +16,9 @@ import (
 
 // helpTUFRepository serves a test Sigstore's trusted_root.json through a
 // TUF repository on loopback for the --help examples, writes its initial
-// root to world/tuf-root.json and returns its host:port.
+// root to world/tuf-root.json and the trusted root itself to
+// world/sigstore-root.json (the one copy --carry-trusted-root carries), and
+// returns the repository's host:port.
 func helpTUFRepository(t *testing.T, world string) string {
 	t.Helper()
 	ss, err := testsigstore.New()
@@ -28,8 +30,10 @@ func helpTUFRepository(t *testing.T, world string) string {
 		t.Fatal(err)
 	}
 	repo := testsigstore.StartTUFRepository(t, map[string][]byte{"trusted_root.json": raw}, testsigstore.TUFOptions{})
-	if err := os.WriteFile(filepath.Join(world, "tuf-root.json"), repo.Root, 0o644); err != nil {
-		t.Fatal(err)
+	for name, b := range map[string][]byte{"tuf-root.json": repo.Root, "sigstore-root.json": raw} {
+		if err := os.WriteFile(filepath.Join(world, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return strings.TrimPrefix(repo.URL, "http://")
 }
@@ -128,5 +132,92 @@ func TestTrustedRootFetch(t *testing.T) {
 				t.Fatalf("left behind: %v", left)
 			}
 		})
+	}
+}
+
+// TestCopyCarriesTrustedRoot: copy --to-tarball --carry-trusted-root takes
+// the root of a keyless-signed add-on across an air gap; --from-tarball
+// --trusted-root-out writes it out, and only a policy pinning its digest
+// makes it trusted: a policy pinning another digest fails (exit 3) and
+// removes the file it wrote; --trusted-root with it is refused (exit 2).
+func TestCopyCarriesTrustedRoot(t *testing.T) {
+	host := bothRegistries[0].host(t)
+	w := newKeylessWorld(t, host)
+	dir := t.TempDir()
+	tarball := filepath.Join(dir, "hello.tar")
+	r := run(t, nil, "copy", w.ref, "--to-tarball", tarball, "--carry-trusted-root", w.root,
+		"--trusted-root", w.root, "--github-repository", "example/hello", "--format", "json")
+	if r.code != 0 {
+		t.Fatalf("copy --to-tarball: %+v", r)
+	}
+	raw, _ := os.ReadFile(w.root)
+	sum := sha256.Sum256(raw)
+	digest := "sha256:" + hex.EncodeToString(sum[:])
+	if !strings.Contains(r.out, `"trustedRoot": "`+digest+`"`) || !strings.Contains(r.err, "carried trusted root "+digest) {
+		t.Fatalf("copy --to-tarball does not report the carried root %s: %+v", digest, r)
+	}
+	writePolicy := func(pin string) string {
+		p := filepath.Join(t.TempDir(), "policy.yaml")
+		body := "apiVersion: addonpack.dev/v1alpha1\nkind: VerificationPolicy\n" +
+			"trustedRoots:\n  - name: carried\n    path: carried.json\n    digest: " + pin + "\n" +
+			"identities:\n  - name: release\n    issuer: " + testsigstore.GitHubActionsIssuer + "\n" +
+			"    subject: https://github.com/example/hello/.github/workflows/release.yml@refs/tags/v0.1.0\n" +
+			"scopes:\n  - identities: [release]\n"
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := writePolicy(digest)
+	out := filepath.Join(filepath.Dir(good), "carried.json")
+	in := run(t, nil, "copy", "--from-tarball", tarball, host+"/airgap/hello", "--trusted-root-out", out, "--policy", good)
+	if in.code != 0 || !strings.Contains(in.err, digest) {
+		t.Fatalf("copy --from-tarball --trusted-root-out: %+v", in)
+	}
+	if got, _ := os.ReadFile(out); string(got) != string(raw) {
+		t.Fatal("the root written differs from the one carried")
+	}
+	if v := run(t, nil, "verify", host+"/airgap/hello:0.1.0", "--policy", good); v.code != 0 {
+		t.Fatalf("verify the copy under the carried root: %+v", v)
+	}
+
+	other := sha256.Sum256([]byte("another root"))
+	bad := writePolicy("sha256:" + hex.EncodeToString(other[:]))
+	badOut := filepath.Join(filepath.Dir(bad), "carried.json")
+	if r := run(t, nil, "copy", "--from-tarball", tarball, host+"/airgap2/hello", "--trusted-root-out", badOut, "--policy", bad); r.code != commands.ExitInvalid || !strings.Contains(r.err, "digest") {
+		t.Fatalf("a policy pinning another digest: %+v", r)
+	}
+	if _, err := os.Stat(badOut); !os.IsNotExist(err) {
+		t.Fatalf("the root written for a failed copy is still there: %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"with --trusted-root", []string{"copy", "--from-tarball", tarball, host + "/airgap3/hello", "--trusted-root-out", badOut, "--trusted-root", w.root, "--github-repository", "example/hello"}, commands.ExitUsage},
+		{"without --from-tarball", []string{"copy", w.ref, host + "/airgap3/hello", "--trusted-root-out", badOut, "--policy", good}, commands.ExitUsage},
+		{"carry without --to-tarball", []string{"copy", w.ref, host + "/airgap3/hello", "--carry-trusted-root", w.root, "--policy", good}, commands.ExitUsage},
+		{"carry a file that is not a root", []string{"copy", w.ref, "--to-tarball", filepath.Join(filepath.Dir(badOut), "x.tar"), "--carry-trusted-root", good, "--policy", good}, commands.ExitInvalid},
+		{"existing file with other bytes", []string{"copy", "--from-tarball", tarball, host + "/airgap3/hello", "--trusted-root-out", good, "--policy", good}, commands.ExitConflict},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if r := run(t, nil, tc.args...); r.code != tc.code {
+				t.Fatalf("got %+v, want exit %d", r, tc.code)
+			}
+			if _, err := os.Stat(badOut); !os.IsNotExist(err) {
+				t.Fatalf("%s written: %v", badOut, err)
+			}
+			if _, err := os.Stat(filepath.Join(filepath.Dir(badOut), "x.tar")); !os.IsNotExist(err) {
+				t.Fatalf("tarball written: %v", err)
+			}
+		})
+	}
+	plain := filepath.Join(dir, "plain.tar")
+	if r := run(t, nil, "copy", w.ref, "--to-tarball", plain, "--policy", good); r.code != 0 {
+		t.Fatalf("copy --to-tarball without a root: %+v", r)
+	}
+	if r := run(t, nil, "copy", "--from-tarball", plain, host+"/airgap4/hello", "--trusted-root-out", badOut, "--policy", good); r.code != commands.ExitNotFound {
+		t.Fatalf("a tarball without a root: %+v", r)
 	}
 }

@@ -1,0 +1,42 @@
+package relocate
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
+	"github.com/addonpack/addonpack/pkg/layout"
+	"github.com/addonpack/addonpack/pkg/verify"
+)
+
+// TrustedRootFile is the top-level file of a copy tarball that carries a
+// Sigstore trusted root (Options.CarryTrustedRoot).
+const TrustedRootFile = "trusted_root.json"
+
+// ExtractTrustedRoot writes the trusted root carried in the OCI layout
+// tarball spec ("PATH" or "PATH:TAG") to out and returns its digest, and
+// whether out was created (false: out already held the same bytes). It
+// grants no trust: a policy pinning the digest does (specs/policy.md, "A
+// trusted root across an air gap"). An out with other bytes is refused
+// (errdef.ErrExists); a tarball without one is fs.ErrNotExist.
+func ExtractTrustedRoot(spec, out string) (string, bool, error) {
+	path, _ := layout.Split(spec)
+	raw, err := ReadLayoutFile(path, TrustedRootFile, verify.MaxTrustedRootSize)
+	if err != nil {
+		return "", false, fmt.Errorf("%w (copy --to-tarball --carry-trusted-root stores one)", err)
+	}
+	where := path + " " + TrustedRootFile
+	if have, err := os.ReadFile(out); err == nil {
+		if !bytes.Equal(have, raw) {
+			return "", false, fmt.Errorf("%s: %w with other content than the tarball's %s", out, errdef.ErrExists, TrustedRootFile)
+		}
+		r, err := verify.ParseTrustedRoot("carried", raw, where, "")
+		if err != nil {
+			return "", false, err
+		}
+		return r.Digest, false, nil
+	}
+	digest, err := verify.WriteTrustedRootFile(raw, where, out, false)
+	return digest, err == nil, err
+}
