@@ -56,6 +56,9 @@ func modesRelease(t *testing.T, name, addon string, files fstest.MapFS) Release 
 
 // TestCheckEnumValueRemoved: a release that drops an enum value fails the
 // gate naming the field and the value, until a rule maps the old value.
+// Released without the gate, it refuses an old values file holding the
+// value at render time, naming the file, the conversion, the field and the
+// values allowed now.
 func TestCheckEnumValueRemoved(t *testing.T) {
 	prev := modesRelease(t, "modes:0.1.0", modesPrev, fstest.MapFS{"config/schema.yaml": {Data: []byte(modesV1alpha1)}})
 	nextFiles := fstest.MapFS{"config/schema.yaml": {Data: []byte(modesV1beta1)}, "config/v1alpha1.yaml": {Data: []byte(modesV1alpha1)}}
@@ -71,10 +74,20 @@ func TestCheckEnumValueRemoved(t *testing.T) {
 		t.Errorf("changes %+v", c)
 	}
 
+	old := "apiVersion: modes.example.com/v1alpha1\nkind: ModeConfig\nspec:\n  mode: legacy\n  message: hi\n"
+	_, err = next.Type.Resolve([]byte(old), "my-values.yaml")
+	want := "my-values.yaml (converted v1alpha1 → v1beta1): does not validate against config/schema.yaml:\nspec.mode: must be one of: \"fast\", \"safe\""
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("render-time resolve: %v\nwant %s", err, want)
+	}
+
 	mapped := "            - if: \"has(spec.mode) && spec.mode == 'legacy'\"\n              set: {path: mode, expression: \"'safe'\"}\n"
 	next = modesRelease(t, "./modes", strings.Replace(modesNext, "RULES", mapped, 1), nextFiles)
 	r, err = Check(prev, next)
 	if err != nil || len(r.Changes) != 2 || r.Changes[1].CoveredBy != "rule set mode = 'safe' (if has(spec.mode) && spec.mode == 'legacy')" {
 		t.Fatalf("Check with the rule: %v\n%+v", err, r)
+	}
+	if res, err := next.Type.Resolve([]byte(old), "my-values.yaml"); err != nil || res.Spec.(map[string]any)["mode"] != "safe" {
+		t.Fatalf("render-time resolve with the rule: %v", err)
 	}
 }

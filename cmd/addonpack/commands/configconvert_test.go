@@ -22,10 +22,7 @@ func TestConfigConversion(t *testing.T) {
 	reg := testregistry.New(t)
 	dir := t.TempDir()
 	env := map[string]string{"HOME": t.TempDir()}
-	key := filepath.Join(dir, "release")
-	if r := run(t, signEnv, "keygen", "--output-key-prefix", key); r.code != 0 {
-		t.Fatalf("keygen: %+v", r)
-	}
+	key := keyPair(t, filepath.Join(dir, "release"))
 	v1, v2 := reg.Host()+"/addons/greeter:0.1.0", reg.Host()+"/addons/greeter:0.2.0"
 	for src, ref := range map[string]string{"greeter-v1": v1, "greeter-v2": v2} {
 		if r := run(t, signEnv, "push", filepath.Join("..", "..", "..", "examples", src), ref, "--key", key+".key"); r.code != 0 {
@@ -172,10 +169,7 @@ func TestConfigCheckUpgradeVersion(t *testing.T) {
 	reg := testregistry.New(t)
 	dir := t.TempDir()
 	env := map[string]string{"HOME": t.TempDir()}
-	key := filepath.Join(dir, "release")
-	if r := run(t, signEnv, "keygen", "--output-key-prefix", key); r.code != 0 {
-		t.Fatalf("keygen: %+v", r)
-	}
+	key := keyPair(t, filepath.Join(dir, "release"))
 	pub := key + ".pub"
 	examples := filepath.Join("..", "..", "..", "examples")
 	repo := reg.Host() + "/addons/greeter"
@@ -183,10 +177,7 @@ func TestConfigCheckUpgradeVersion(t *testing.T) {
 		t.Fatalf("push: %+v", r)
 	}
 	v2 := filepath.Join(examples, "greeter-v2")
-	other := filepath.Join(dir, "other")
-	if r := run(t, signEnv, "keygen", "--output-key-prefix", other); r.code != 0 {
-		t.Fatalf("keygen: %+v", r)
-	}
+	other := keyPair(t, filepath.Join(dir, "other"))
 
 	r := run(t, env, "config", "check-upgrade", repo, v2, "--version", "<0.2.0", "--allow-first-release", "--key", pub)
 	if r.code != 0 || !strings.Contains(r.err, "resolved "+repo+":0.1.0@sha256:") || !strings.Contains(r.out, "rule move message → greeting.text") ||
@@ -230,4 +221,14 @@ func TestConfigCheckUpgradeVersion(t *testing.T) {
 			t.Errorf("%s: %+v, want exit %d and %q", tt.name, r, tt.code, tt.want)
 		}
 	}
+}
+
+// keyPair writes PREFIX.key (password signEnv's) and PREFIX.pub and
+// returns prefix.
+func keyPair(t *testing.T, prefix string) string {
+	t.Helper()
+	if r := run(t, signEnv, "keygen", "--output-key-prefix", prefix); r.code != 0 {
+		t.Fatalf("keygen: %+v", r)
+	}
+	return prefix
 }
