@@ -72,11 +72,8 @@ func kubePoints(ranges []kubeRange, allowed *semver.Range) []semver.Version {
 	var points []semver.Version
 	add := func(s string) {
 		v := semver.MustParse(s)
-		if allowed != nil && !allowed.Match(v) {
-			return
-		}
-		if !slices.ContainsFunc(points, func(p semver.Version) bool { return p.Compare(v) == 0 }) {
-			points = append(points, v)
+		if allowed == nil || allowed.Match(v) {
+			points = append(points, v) // duplicates go below, after sorting
 		}
 	}
 	var bounds []semver.Version
@@ -84,6 +81,7 @@ func kubePoints(ranges []kubeRange, allowed *semver.Range) []semver.Version {
 		bounds = append(bounds, r.bounds...)
 	}
 	slices.SortFunc(bounds, semver.Version.Compare)
+	bounds = slices.CompactFunc(bounds, func(a, b semver.Version) bool { return a.Compare(b) == 0 })
 	for i, b := range bounds {
 		var major, minor, patch uint64
 		fmt.Sscanf(b.String(), "%d.%d.%d", &major, &minor, &patch)
@@ -100,6 +98,9 @@ func kubePoints(ranges []kubeRange, allowed *semver.Range) []semver.Version {
 		add(b.String())
 		add(fmt.Sprintf("%d.%d.%d", major, minor, patch+1))
 	}
+	// Sorted, then compacted: a linear scan per point for duplicates would
+	// be quadratic in the boundaries, which an unverified config blob
+	// (inspect) chooses.
 	slices.SortFunc(points, semver.Version.Compare)
-	return points
+	return slices.CompactFunc(points, func(a, b semver.Version) bool { return a.Compare(b) == 0 })
 }

@@ -17,6 +17,14 @@ import (
 // section 10.4).
 const MaxProfiles = 32
 
+// MaxKubeChecks bounds the range checks listing the Kubernetes versions
+// takes: candidate versions times components with `kubernetes`
+// (specs/config.md section 10.4). Each check costs microseconds and both
+// factors grow with addon.yaml, so a config blob read unverified from a
+// registry (inspect) could otherwise keep Profiles busy for hours; an
+// add-on with a few dozen ranged components needs a small fraction of it.
+const MaxKubeChecks = 1 << 14
+
 // profiles is what a type's components and overlays depend on besides
 // booleans: enum values and Kubernetes versions (addonpack.dev/v1alpha2).
 type profiles struct {
@@ -213,8 +221,13 @@ func (t *Type) Profiles() ([]Profile, error) {
 				ranges = append(ranges, *k)
 			}
 		}
+		points := kubePoints(ranges, t.prof.allowed)
+		if checks := len(points) * len(ranges); checks > MaxKubeChecks {
+			return nil, &spec.FieldError{File: spec.FileName, Field: "spec.config.components",
+				Msg: fmt.Sprintf("%d candidate Kubernetes versions times %d components with kubernetes make %d range checks, more than the %d the builder makes to list the profiles", len(points), len(ranges), checks, MaxKubeChecks)}
+		}
 		seen := map[string]bool{}
-		for _, v := range kubePoints(ranges, t.prof.allowed) {
+		for _, v := range points {
 			var sig strings.Builder
 			for _, r := range ranges {
 				fmt.Fprint(&sig, r.matches(v), ",")

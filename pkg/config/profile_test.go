@@ -196,6 +196,39 @@ func TestProfilesCountOverflow(t *testing.T) {
 	}
 }
 
+// TestProfilesKubeChecksBounded: components whose ranges name thousands of
+// distinct versions (what a hostile config blob, read unverified by
+// inspect, may hold) are refused before the candidate versions are checked
+// against every range, naming the field and the bound; an add-on within it
+// is listed as before.
+func TestProfilesKubeChecksBounded(t *testing.T) {
+	ranged := func(components, alternatives int) *spec.Addon {
+		a := &spec.Addon{APIVersion: "addonpack.dev/v1alpha2", Spec: spec.AddonSpec{Config: &spec.Config{APIVersion: "x.example.com/v1", Kind: "X", Schema: "s.json"}}}
+		k := 0
+		for i := range components {
+			var alts []string
+			for range alternatives {
+				k++
+				alts = append(alts, "=1."+strconv.Itoa(k/1000)+"."+strconv.Itoa(k%1000))
+			}
+			a.Spec.Config.Components = append(a.Spec.Config.Components, spec.Component{Path: "c" + strconv.Itoa(i), Kubernetes: strings.Join(alts, " || ")})
+		}
+		return a
+	}
+	var fe *spec.FieldError
+	_, err := ProfilesOf(ranged(400, 12), []byte(`{"type":"object"}`), schema.DefaultLimits())
+	if !errors.As(err, &fe) || fe.Field != "spec.config.components" ||
+		!strings.Contains(err.Error(), "times 400 components with kubernetes make") || !strings.Contains(err.Error(), "range checks, more than the 16384 the builder makes") {
+		t.Fatalf("got %v", err)
+	}
+	// 8 components of 2 versions each (1.0.1 to 1.0.16): 18 candidates,
+	// 144 checks; one profile below them all, one per component.
+	ps, err := ProfilesOf(ranged(8, 2), []byte(`{"type":"object"}`), schema.DefaultLimits())
+	if err != nil || len(ps) != 9 || ps[0].KubeVersion.String() != "1.0.0" || ps[1].KubeVersion.String() != "1.0.1" || ps[8].KubeVersion.String() != "1.0.15" {
+		t.Fatalf("got %d profiles, %v", len(ps), err)
+	}
+}
+
 func FuzzCondition(f *testing.F) {
 	for _, s := range []string{"a.b", "p in [aws, eks]", " p in [a] ", "p in []", "x in [a,,b]"} {
 		f.Add(s)
