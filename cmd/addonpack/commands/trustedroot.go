@@ -3,7 +3,9 @@ package commands
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -103,7 +105,7 @@ the public-good mirror.`,
 				}
 				o.InitialRoot = b
 			}
-			if o.URL != "" && o.URL != tufroot.DefaultURL && tufRoot == "" {
+			if o.URL != "" && strings.TrimSuffix(o.URL, "/") != tufroot.DefaultURL && tufRoot == "" {
 				return usageError{fmt.Errorf("--tuf-url %s needs --tuf-root: the initial root.json to trust for that repository (only the public-good mirror's is built in)", o.URL)}
 			}
 			if g.readTimeout < 0 {
@@ -111,6 +113,9 @@ the public-good mirror.`,
 			}
 			o.Timeout, o.UserAgent = g.readTimeout, "addonpack/"+buildVersion()
 			digest, err := tufroot.FetchFile(cmd.Context(), o, output, force)
+			if err != nil && tufRoot != "" && errors.Is(err, tufroot.ErrInitialRoot) {
+				return fmt.Errorf("--tuf-root %s: %w", tufRoot, err) // the library has its bytes only
+			}
 			if err != nil {
 				return err
 			}
@@ -126,14 +131,22 @@ the public-good mirror.`,
 	return cmd
 }
 
-// readTUFRoot reads --tuf-root, bounded.
+// readTUFRoot reads --tuf-root, bounded however large the file says it is
+// (a device or a FIFO reports no size): a missing file is not found (exit
+// 4), as a missing --key or --fulcio-chain is; one too large is an invalid
+// TUF root (exit 3).
 func readTUFRoot(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
+	f, err := os.Open(path)
 	if err != nil {
-		return nil, usageError{fmt.Errorf("--tuf-root: %w", err)}
+		return nil, fmt.Errorf("--tuf-root: %w", err)
 	}
-	if fi.Size() > tufroot.MaxRootSize {
-		return nil, usageError{fmt.Errorf("--tuf-root %s: larger than %d bytes", path, tufroot.MaxRootSize)}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, tufroot.MaxRootSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("--tuf-root %s: %w: %w", path, tufroot.ErrInitialRoot, err)
 	}
-	return os.ReadFile(path)
+	if len(b) > tufroot.MaxRootSize {
+		return nil, fmt.Errorf("--tuf-root %s: %w: larger than %d bytes", path, tufroot.ErrInitialRoot, tufroot.MaxRootSize)
+	}
+	return b, nil
 }

@@ -133,6 +133,28 @@ func TestTrustedRootFetch(t *testing.T) {
 			}
 		})
 	}
+
+	// A --tuf-root refused names the file: missing, exit 4 as a missing
+	// --key; not TUF root metadata (a Sigstore trusted root), exit 3.
+	for _, tc := range []struct {
+		file, msg string
+		code      int
+	}{
+		{filepath.Join(dir, "missing.json"), "missing.json", commands.ExitNotFound},
+		{w.root, "--tuf-root " + w.root + ": invalid initial TUF root", commands.ExitInvalid},
+	} {
+		d := t.TempDir()
+		r := run(t, nil, "trusted-root", "fetch", "--tuf-url", repo.URL, "--tuf-root", tc.file, "-o", filepath.Join(d, "root.json"))
+		if left, _ := os.ReadDir(d); r.code != tc.code || !strings.Contains(r.err, tc.msg) || len(left) != 0 {
+			t.Errorf("--tuf-root %s: %+v (left %v), want exit %d naming %q", tc.file, r, left, tc.code, tc.msg)
+		}
+	}
+	// The public-good mirror written with a trailing slash is still the
+	// one whose TUF root is built in: no --tuf-root needed, and the existing
+	// output is refused (exit 8) before anything is fetched.
+	if r := run(t, nil, "trusted-root", "fetch", "--tuf-url", "https://tuf-repo-cdn.sigstore.dev/", "-o", out); r.code != commands.ExitConflict || !strings.Contains(r.err, "--force") {
+		t.Errorf("public-good URL with a slash: %+v", r)
+	}
 }
 
 // TestCopyCarriesTrustedRoot: copy --to-tarball --carry-trusted-root takes
