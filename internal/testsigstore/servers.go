@@ -52,6 +52,22 @@ func (s *Servers) Token(t testing.TB, c Claims) string {
 	return tok
 }
 
+// NewTrustedRootJSON returns the full trusted root (CA, Rekor log, CT log,
+// TSA) of a new Sigstore, for tests that need a valid trusted_root.json and
+// none of its signers.
+func NewTrustedRootJSON(t testing.TB) []byte {
+	t.Helper()
+	ss, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := ss.TrustedRootJSON(RootOptions{})
+	if err != nil {
+		t.Fatalf("trusted root: %v", err)
+	}
+	return b
+}
+
 // TrustedRootFile writes the Sigstore's full trusted root (CA, Rekor log,
 // CT log, TSA) to a trusted_root.json in a temporary directory of t and
 // returns its path.

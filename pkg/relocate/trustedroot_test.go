@@ -24,14 +24,7 @@ func TestCarryTrustedRoot(t *testing.T) {
 	c := newClient(t)
 	s := newKey(t)
 	src, _ := pushSigned(t, c, registries[0].Start(t), "addons/hello", "0.1.0", s)
-	ss, err := testsigstore.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := ss.TrustedRootJSON(testsigstore.RootOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := testsigstore.NewTrustedRootJSON(t)
 	dir := t.TempDir()
 	rootFile := filepath.Join(dir, "root.json")
 	if err := os.WriteFile(rootFile, raw, 0o644); err != nil {

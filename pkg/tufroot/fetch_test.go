@@ -18,25 +18,11 @@ import (
 	"github.com/addonpack/addonpack/pkg/verify"
 )
 
-// trustedRoot is the test Sigstore's trusted_root.json.
-func trustedRoot(t *testing.T) []byte {
-	t.Helper()
-	ss, err := testsigstore.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := ss.TrustedRootJSON(testsigstore.RootOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return raw
-}
-
 // TestFetchFile: through a real TUF repository on loopback, the trusted
 // root is written byte for byte, the digest returned is the file's, and
 // pkg/verify loads it pinned by that digest.
 func TestFetchFile(t *testing.T) {
-	raw := trustedRoot(t)
+	raw := testsigstore.NewTrustedRootJSON(t)
 	repo := testsigstore.StartTUFRepository(t, map[string][]byte{Target: raw, "other.json": []byte("{}")}, testsigstore.TUFOptions{})
 	out := filepath.Join(t.TempDir(), "trusted_root.json")
 	digest, err := FetchFile(context.Background(), Options{URL: repo.URL, InitialRoot: repo.Root}, out, false)
@@ -66,7 +52,7 @@ func TestFetchFile(t *testing.T) {
 // TestFetchRefusals: each failure of the repository or of the options
 // has its class, and leaves nothing in the output directory.
 func TestFetchRefusals(t *testing.T) {
-	raw := trustedRoot(t)
+	raw := testsigstore.NewTrustedRootJSON(t)
 	served := func(o testsigstore.TUFOptions, targets map[string][]byte) *testsigstore.TUFRepository {
 		return testsigstore.StartTUFRepository(t, targets, o)
 	}

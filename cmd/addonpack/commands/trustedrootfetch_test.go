@@ -21,14 +21,7 @@ import (
 // returns the repository's host:port.
 func helpTUFRepository(t *testing.T, world string) string {
 	t.Helper()
-	ss, err := testsigstore.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := ss.TrustedRootJSON(testsigstore.RootOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := testsigstore.NewTrustedRootJSON(t)
 	repo := testsigstore.StartTUFRepository(t, map[string][]byte{"trusted_root.json": raw}, testsigstore.TUFOptions{})
 	for name, b := range map[string][]byte{"tuf-root.json": repo.Root, "sigstore-root.json": raw} {
 		if err := os.WriteFile(filepath.Join(world, name), b, 0o644); err != nil {
