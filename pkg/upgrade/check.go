@@ -119,7 +119,7 @@ func cover(c Change, rules []spec.Rule, defaults any) string {
 		var hit bool
 		switch {
 		case r.Fail != nil:
-			hit = strings.Contains(r.If, field(addressable(c.Path)))
+			hit = selects(r.If, field(addressable(c.Path)))
 		case c.Kind == "required":
 			hit = (r.Default != nil && under(r.Default.Path)) || (r.Set != nil && under(r.Set.Path)) || (r.Move != nil && under(r.Move.To)) ||
 				(r.Rename != nil && under(renamed(r.Rename)))
@@ -135,6 +135,29 @@ func cover(c Change, rules []spec.Rule, defaults any) string {
 		return "packed defaults"
 	}
 	return ""
+}
+
+// selects reports whether the CEL expression expr names the field
+// selection sel ("spec.replicas") as a whole: not spec.replicasMax, not
+// other.spec.replicas. A deeper selection (spec.replicas.min) names it too;
+// the whole object "spec" only when it is not followed by a field.
+func selects(expr, sel string) bool {
+	ident := func(b byte) bool {
+		return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+	}
+	for i := 0; ; {
+		j := strings.Index(expr[i:], sel)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(sel)
+		before := start == 0 || !ident(expr[start-1]) && expr[start-1] != '.'
+		after := end == len(expr) || !ident(expr[end]) && (sel != "spec" || expr[end] != '.')
+		if before && after {
+			return true
+		}
+		i = start + 1
+	}
 }
 
 // addressable is path up to its first list item or map value ("[*]",

@@ -23,6 +23,31 @@ func TestCompare(t *testing.T) {
 	}
 }
 
+// TestSelects: a fail rule covers a change only when its if names the
+// changed field as a whole selection.
+func TestSelects(t *testing.T) {
+	for _, tt := range []struct {
+		expr, sel string
+		want      bool
+	}{
+		{"has(spec.shout)", "spec.shout", true},
+		{"spec.shout == true", "spec.shout", true},
+		{"has(spec.shout.level)", "spec.shout", true},
+		{"has(spec.shoutLoud)", "spec.shout", false},
+		{"has(spec.shout_v2)", "spec.shout", false},
+		{"has(other.spec.shout)", "spec.shout", false},
+		{"has(myspec.shout)", "spec.shout", false},
+		{"has(spec.shoutLoud) || has(spec.shout)", "spec.shout", true},
+		{"size(spec) > 2", "spec", true},
+		{"has(spec.replicas)", "spec", false},
+		{"", "spec.a", false},
+	} {
+		if got := selects(tt.expr, tt.sel); got != tt.want {
+			t.Errorf("selects(%q, %q) = %v, want %v", tt.expr, tt.sel, got, tt.want)
+		}
+	}
+}
+
 func TestCover(t *testing.T) {
 	rules := []spec.Rule{
 		{Move: &spec.MoveRule{From: "message", To: "greeting.text"}},
@@ -41,6 +66,8 @@ func TestCover(t *testing.T) {
 		{"removed", "legacy.mode", "rule delete legacy"},
 		{"removed", "shout", "rule fail: gone (if has(spec.shout))"},
 		{"removed", "other", ""},
+		{"removed", "shou", ""}, // has(spec.shout) does not name spec.shou
+		{"constraint", "", ""},  // nor the whole object
 		{"type", "args", "rule set args = []"},
 		{"required", "greeting.text", "rule move message → greeting.text"},
 		{"required", "server.port", "rule rename server.listen → server.port"},
