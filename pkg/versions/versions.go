@@ -97,6 +97,16 @@ func Resolve(ctx context.Context, l Lister, repo registry.Reference, r semver.Ra
 // which version to use.
 var ErrNotRepository = errdef.New(errdef.ErrInvalidArgument, "a version range needs a repository without a tag or digest")
 
+// CheckRepository refuses, with ErrNotRepository, a repo that names a tag
+// or digest to go with the range r; Resolve ignores them, so a caller that
+// resolves before pinning checks this first.
+func CheckRepository(repo registry.Reference, r semver.Range) error {
+	if repo.Tag != "" || repo.Digest != "" {
+		return fmt.Errorf("%s: %w (the range %q chooses the version)", repo, ErrNotRepository, r.String())
+	}
+	return nil
+}
+
 // Client lists a repository's tags and resolves a reference to a manifest
 // descriptor; *registry.Client is one.
 type Client interface {
@@ -112,8 +122,8 @@ type Client interface {
 // rather than being followed — and the tag's version is the one the signed
 // add-on must carry (section 11.6).
 func Pin(ctx context.Context, c Client, repo registry.Reference, r semver.Range, opts Options) (Resolved, error) {
-	if repo.Tag != "" || repo.Digest != "" {
-		return Resolved{}, fmt.Errorf("%s: %w (the range %q chooses the version)", repo, ErrNotRepository, r.String())
+	if err := CheckRepository(repo, r); err != nil {
+		return Resolved{}, err
 	}
 	res, err := Resolve(ctx, c, repo, r, opts)
 	if err != nil {

@@ -212,6 +212,7 @@ func TestConfigCheckUpgradeVersion(t *testing.T) {
 		want string
 	}{
 		{"without --version", []string{repo + ":0.1.0", v2, "--allow-first-release", "--key", pub}, commands.ExitUsage, "--allow-first-release needs --version"},
+		{"a tag and a range", []string{repo + ":0.1.0", v2, "--version", "<0.1.0", "--allow-first-release", "--key", pub}, commands.ExitUsage, "without a tag or digest"},
 		{"broken trust on a first release", []string{repo, v2, "--version", "<0.1.0", "--allow-first-release", "--key", filepath.Join(dir, "missing.pub")}, commands.ExitNotFound, "missing.pub"},
 		{"unreachable registry", []string{"127.0.0.1:1/addons/greeter", v2, "--version", "<0.2.0", "--allow-first-release", "--key", pub}, commands.ExitUnreachable, "127.0.0.1:1"},
 		{"previous release signed by another key", []string{repo, v2, "--version", "<0.2.0", "--allow-first-release", "--key", other + ".pub"}, commands.ExitVerify, repo},

@@ -60,6 +60,9 @@ func (v *versionFlag) pinOrNone(ctx context.Context, g *globals, arg string) (re
 	if err != nil {
 		return "", "", err
 	}
+	if err := versions.CheckRepository(repo, r); err != nil {
+		return "", "", err // before Resolve, which ignores a tag: no first release for a bad line
+	}
 	if _, err := versions.Resolve(ctx, c, repo, r, versions.Options{}); errors.Is(err, semver.ErrNoMatch) || errors.Is(err, registry.ErrNotFound) {
 		return "", err.Error(), nil
 	}
