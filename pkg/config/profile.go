@@ -251,8 +251,15 @@ func (t *Type) Profiles() ([]Profile, error) {
 		n *= float64(len(e.values))
 	}
 	if n > MaxProfiles {
+		var factors []string
+		if len(t.prof.enums) > 0 {
+			factors = append(factors, "enum values of "+t.enumNames())
+		}
+		if len(kubes) > 0 {
+			factors = append(factors, fmt.Sprintf("%d Kubernetes versions", len(kubes)))
+		}
 		return nil, &spec.FieldError{File: spec.FileName, Field: "spec.config",
-			Msg: fmt.Sprintf("%.0f profiles (enum values of %s times %d Kubernetes versions), more than the %d the builder renders", n, t.enumNames(), max(len(kubes), 1), MaxProfiles)}
+			Msg: fmt.Sprintf("%.0f profiles (%s), more than the %d the builder renders", n, strings.Join(factors, " times "), MaxProfiles)}
 	}
 	out := []Profile{{}}
 	for _, e := range t.prof.enums {

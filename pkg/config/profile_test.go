@@ -227,6 +227,12 @@ func TestProfilesKubeChecksBounded(t *testing.T) {
 	if err != nil || len(ps) != 9 || ps[0].KubeVersion.String() != "1.0.0" || ps[1].KubeVersion.String() != "1.0.1" || ps[8].KubeVersion.String() != "1.0.15" {
 		t.Fatalf("got %d profiles, %v", len(ps), err)
 	}
+	// Within the checks, over the profiles: the message names only the
+	// factors there are (no enum fields here).
+	if _, err := ProfilesOf(ranged(40, 1), []byte(`{"type":"object"}`), schema.DefaultLimits()); err == nil ||
+		!strings.Contains(err.Error(), "spec.config: 41 profiles (41 Kubernetes versions), more than the 32") {
+		t.Fatalf("41 intervals: %v", err)
+	}
 }
 
 func FuzzCondition(f *testing.F) {
