@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -161,16 +163,18 @@ func CreateTrustedRootFile(files RootFiles, m RootMaterial, out string, force bo
 
 // WriteTrustedRootFile checks that raw is a trusted root keyless
 // verification accepts (where names it in messages), then writes it to out
-// through a temporary file beside it, renamed into place, so that a
-// failure leaves nothing behind; an existing out is refused unless force.
+// through a temporary file beside it, linked (renamed with force) into
+// place, so that a failure leaves nothing behind; an existing out is
+// refused unless force.
 // It returns the digest a policy pins.
 func WriteTrustedRootFile(raw []byte, where, out string, force bool) (string, error) {
 	parsed, err := ParseTrustedRoot("written", raw, where, "")
 	if err != nil {
 		return "", err
 	}
+	exists := fmt.Errorf("%s: %w (use --force to replace it)", out, errdef.ErrExists)
 	if _, err := os.Lstat(out); err == nil && !force {
-		return "", fmt.Errorf("%s: %w (use --force to replace it)", out, errdef.ErrExists)
+		return "", exists
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(out), ".trusted-root-*")
 	if err != nil {
@@ -187,5 +191,17 @@ func WriteTrustedRootFile(raw []byte, where, out string, force bool) (string, er
 	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
 		return "", err
 	}
-	return parsed.Digest, os.Rename(tmp.Name(), out)
+	if force {
+		return parsed.Digest, os.Rename(tmp.Name(), out)
+	}
+	// Without force, link: unlike a rename it never replaces a file
+	// created at out since the check above. Where the file system has no
+	// hard links, rename.
+	switch err := os.Link(tmp.Name(), out); {
+	case errors.Is(err, fs.ErrExist):
+		return "", exists
+	case err != nil:
+		return parsed.Digest, os.Rename(tmp.Name(), out)
+	}
+	return parsed.Digest, nil
 }
