@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/pem"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -28,6 +29,8 @@ type TUFOptions struct {
 	// ForeignTimestampKey signs timestamp.json with a key the root does
 	// not list.
 	ForeignTimestampKey bool
+	// TLS serves over HTTPS with httptest's certificate (CertPEM).
+	TLS bool
 }
 
 // TUFRepository is a TUF repository on loopback laid out as Sigstore's TUF
@@ -37,10 +40,14 @@ type TUFOptions struct {
 // targets/<sha256>.<name>. It is built with go-tuf's own metadata package,
 // so what a client accepts is real TUF metadata.
 type TUFRepository struct {
-	// URL is the repository's base URL (http://127.0.0.1:PORT).
+	// URL is the repository's base URL (http://127.0.0.1:PORT, https with
+	// TUFOptions.TLS).
 	URL string
 	// Root is 1.root.json, the initial root a client trusts.
 	Root []byte
+	// CertPEM is the server's certificate with TUFOptions.TLS, the CA a
+	// client must trust to reach it.
+	CertPEM []byte
 
 	mu    sync.Mutex
 	files map[string][]byte
@@ -54,7 +61,13 @@ func StartTUFRepository(t testing.TB, targets map[string][]byte, o TUFOptions) *
 		t.Fatalf("test TUF repository: %v", err)
 	}
 	r := &TUFRepository{Root: root, files: files}
-	srv := httptest.NewServer(http.HandlerFunc(r.serve))
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(r.serve))
+	if o.TLS {
+		srv.StartTLS()
+		r.CertPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	} else {
+		srv.Start()
+	}
 	t.Cleanup(srv.Close)
 	r.URL = srv.URL
 	return r

@@ -2,6 +2,8 @@ package tufroot
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -38,6 +40,9 @@ type Options struct {
 	// client walks to the current root. Default: the public-good root
 	// embedded in sigstore-go, which is accepted only for DefaultURL.
 	InitialRoot []byte
+	// RootCAs replaces the system roots for the repository's TLS
+	// certificate when set (a private mirror, a TLS-inspecting proxy).
+	RootCAs *x509.CertPool
 	// Timeout bounds each request (default DefaultTimeout).
 	Timeout   time.Duration
 	UserAgent string
@@ -70,7 +75,7 @@ func Fetch(ctx context.Context, o Options) ([]byte, error) {
 			CachePath:         dir,
 			DisableLocalCache: true,
 			Fetcher: &fetcher{ctx: ctx, userAgent: o.UserAgent,
-				client: &http.Client{Timeout: timeout, Transport: http.DefaultTransport.(*http.Transport).Clone()}},
+				client: &http.Client{Timeout: timeout, Transport: o.transport()}},
 		})
 		return err
 	})
@@ -185,4 +190,14 @@ func classify(base string, err error, fallback error) error {
 		class = ErrMetadata
 	}
 	return fmt.Errorf("TUF repository %s: %w: %w", base, class, err)
+}
+
+// transport is the default transport, trusting RootCAs instead of the
+// system roots when they are set.
+func (o Options) transport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	if o.RootCAs != nil {
+		t.TLSClientConfig = &tls.Config{RootCAs: o.RootCAs, MinVersion: tls.VersionTLS12}
+	}
+	return t
 }

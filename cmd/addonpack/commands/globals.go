@@ -52,7 +52,7 @@ func (g *globals) addFlags(cmd *cobra.Command) {
 	f := cmd.PersistentFlags()
 	f.BoolVar(&g.plainHTTP, "plain-http", false, "use plain HTTP for every registry (loopback registries need no flag)")
 	f.BoolVar(&g.insecure, "insecure-skip-tls-verify", false, "do not verify registry TLS certificates")
-	f.StringVar(&g.caFile, "ca-file", "", "PEM file of CA certificates to trust for registries")
+	f.StringVar(&g.caFile, "ca-file", "", "PEM file of CA certificates to trust for registries (and trusted-root fetch's TUF repository)")
 	f.StringVar(&g.config, "registry-config", "", "docker config.json with registry credentials (default $DOCKER_CONFIG/config.json or ~/.docker/config.json)")
 	f.StringVar(&g.cacheDir, "cache-dir", "", "content-addressed cache of pulled blobs (default $XDG_CACHE_HOME/addonpack or ~/.cache/addonpack)")
 	f.BoolVar(&g.noCache, "no-cache", false, "neither read nor write the cache")
@@ -91,18 +91,29 @@ func (g *globals) client() (*registry.Client, error) {
 			opts.DockerConfig = filepath.Join(d, "config.json")
 		}
 	}
-	if g.caFile != "" {
-		pem, err := os.ReadFile(g.caFile)
-		if err != nil {
-			return nil, usageError{fmt.Errorf("--ca-file: %w", err)}
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, usageError{fmt.Errorf("--ca-file %s: no PEM certificates found", g.caFile)}
-		}
-		opts.RootCAs = pool
+	pool, err := g.rootCAs()
+	if err != nil {
+		return nil, err
 	}
+	opts.RootCAs = pool
 	return registry.New(opts)
+}
+
+// rootCAs reads --ca-file: the CAs trusted instead of the system roots by
+// registries and TUF repositories (nil without the flag).
+func (g *globals) rootCAs() (*x509.CertPool, error) {
+	if g.caFile == "" {
+		return nil, nil
+	}
+	pem, err := os.ReadFile(g.caFile)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--ca-file: %w", err)}
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, usageError{fmt.Errorf("--ca-file %s: no PEM certificates found", g.caFile)}
+	}
+	return pool, nil
 }
 
 // reference parses a registry reference argument (locate's rule: one

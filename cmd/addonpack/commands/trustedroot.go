@@ -88,7 +88,8 @@ fetch -o trusted_root.json. For another TUF repository (a private Sigstore's, a 
 give its URL and the initial root.json you trust for it. The TUF client checks every
 metadata file's signatures, version and expiry and the target's length and hashes; the
 fetched root must be one keyless verification accepts. Nothing is cached on disk; each
-request gives up after --read-timeout (exit 5).
+request gives up after --read-timeout (exit 5). --ca-file replaces the system CAs for the
+repository's TLS certificate, as it does for registries.
 
 Tested here only against a TUF repository on loopback: this build's tests do not reach
 the public-good mirror.`,
@@ -112,6 +113,11 @@ the public-good mirror.`,
 				return usageError{fmt.Errorf("--read-timeout %s: want a positive duration", g.readTimeout)}
 			}
 			o.Timeout, o.UserAgent = g.readTimeout, "addonpack/"+buildVersion()
+			pool, err := g.rootCAs()
+			if err != nil {
+				return err
+			}
+			o.RootCAs = pool
 			digest, err := tufroot.FetchFile(cmd.Context(), o, output, force)
 			if err != nil && tufRoot != "" && errors.Is(err, tufroot.ErrInitialRoot) {
 				return fmt.Errorf("--tuf-root %s: %w", tufRoot, err) // the library has its bytes only

@@ -155,6 +155,31 @@ func TestTrustedRootFetch(t *testing.T) {
 // --trusted-root-out writes it out, and only a policy pinning its digest
 // makes it trusted: a policy pinning another digest fails (exit 3) and
 // removes the file it wrote; --trusted-root with it is refused (exit 2).
+// TestTrustedRootFetchCAFile: a TUF repository behind a private CA is
+// reached with --ca-file, as a registry is, and refused (exit 5, the
+// certificate named) without it.
+func TestTrustedRootFetchCAFile(t *testing.T) {
+	raw := testsigstore.NewTrustedRootJSON(t)
+	repo := testsigstore.StartTUFRepository(t, map[string][]byte{"trusted_root.json": raw}, testsigstore.TUFOptions{TLS: true})
+	dir := t.TempDir()
+	ca := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(ca, repo.CertPEM, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"trusted-root", "fetch", "--tuf-url", repo.URL, "--tuf-root", repo.RootFile(t), "-o", filepath.Join(dir, "root.json")}
+	if r := run(t, nil, args...); r.code != commands.ExitUnreachable || !strings.Contains(r.err, "certificate") {
+		t.Fatalf("without --ca-file: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "root.json")); !os.IsNotExist(err) {
+		t.Fatalf("a refused fetch wrote its output: %v", err)
+	}
+	r := run(t, nil, append(args, "--ca-file", ca)...)
+	sum := sha256.Sum256(raw)
+	if r.code != 0 || strings.TrimSpace(r.out) != "sha256:"+hex.EncodeToString(sum[:]) {
+		t.Fatalf("with --ca-file: %+v", r)
+	}
+}
+
 func TestCopyCarriesTrustedRoot(t *testing.T) {
 	host := bothRegistries[0].host(t)
 	w := newKeylessWorld(t, host)
