@@ -57,12 +57,14 @@ func walk(prev, next map[string]any, path string, out *[]Change) {
 	np, _ := next["properties"].(map[string]any)
 	for _, k := range sortedKeys(pp) {
 		p := join(path, k)
-		ps, _ := pp[k].(map[string]any)
-		ns, ok := np[k].(map[string]any)
-		if !ok {
+		if _, ok := np[k]; !ok {
 			*out = append(*out, Change{Kind: "removed", Path: p, Detail: fmt.Sprintf("spec.%s is not in the new schema", p)})
 			continue
 		}
+		// A property is there whatever its schema is; one that is not an
+		// object (a boolean schema) has nothing more to compare.
+		ps, _ := pp[k].(map[string]any)
+		ns, _ := np[k].(map[string]any)
 		walkSame(ps, ns, p, out)
 	}
 	for _, sub := range []struct{ keyword, suffix string }{{"items", "[*]"}, {"additionalProperties", ".*"}} {
