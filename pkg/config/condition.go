@@ -58,17 +58,8 @@ func (c condition) field() string { return strings.Join(c.path, ".") }
 // null fields (or an intermediate value that is not an object) do not hold;
 // a value of another type is an error.
 func (c condition) holds(spec any) (bool, error) {
-	v := spec
-	for _, key := range c.path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return false, nil
-		}
-		if v, ok = m[key]; !ok {
-			return false, nil
-		}
-	}
-	if v == nil {
+	v, ok := lookup(spec, c.path)
+	if !ok || v == nil {
 		return false, nil
 	}
 	if c.values == nil {
