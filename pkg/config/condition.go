@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/addonpack/addonpack/pkg/schema"
 )
 
 // condition is a parsed `when`: a boolean field ("a.b"), or an enum field
@@ -58,7 +60,7 @@ func (c condition) field() string { return strings.Join(c.path, ".") }
 // null fields (or an intermediate value that is not an object) do not hold;
 // a value of another type is an error.
 func (c condition) holds(spec any) (bool, error) {
-	v, ok := lookup(spec, c.path)
+	v, ok := schema.Lookup(spec, c.path)
 	if !ok || v == nil {
 		return false, nil
 	}

@@ -141,23 +141,8 @@ func (t *Type) loadProfiles(files fs.FS, a *spec.Addon, display func(string) str
 
 // has reports whether the dotted path is set in v.
 func has(v any, path []string) bool {
-	_, ok := lookup(v, path)
+	_, ok := schema.Lookup(v, path)
 	return ok
-}
-
-// lookup returns the value at the dotted path in v, and whether it is set
-// (an intermediate value that is not an object sets nothing under it).
-func lookup(v any, path []string) (any, bool) {
-	for _, key := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if v, ok = m[key]; !ok {
-			return nil, false
-		}
-	}
-	return v, true
 }
 
 // overlaid returns the packed defaults with every overlay whose `when`

@@ -217,6 +217,22 @@ func depth(v any, limit int) int {
 	return d
 }
 
+// Lookup returns the value at path (the keys of nested objects) in the JSON
+// value v, and whether it is set: an intermediate value that is not an
+// object sets nothing under it.
+func Lookup(v any, path []string) (any, bool) {
+	for _, key := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = m[key]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
 // DeepCopy copies JSON values (maps and lists at any depth), so that the
 // copy shares nothing the caller could modify.
 func DeepCopy(v any) any { return deepCopy(v) }

@@ -177,16 +177,8 @@ func renamed(r *spec.RenameRule) string {
 }
 
 func present(v any, path string) bool {
-	for _, k := range strings.Split(path, ".") {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return false
-		}
-		if v, ok = m[k]; !ok {
-			return false
-		}
-	}
-	return true
+	_, ok := schema.Lookup(v, strings.Split(path, "."))
+	return ok
 }
 
 // runPrevious converts the previous release's packed defaults and test
