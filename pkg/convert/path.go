@@ -3,23 +3,15 @@ package convert
 import (
 	"fmt"
 	"strings"
+
+	"github.com/addonpack/addonpack/pkg/schema"
 )
 
 // A path is a dotted list of property names under spec ("greeting.text").
 
 // lookup returns the value at path in spec and whether it is present.
 func lookup(spec any, path string) (any, bool) {
-	cur := spec
-	for _, name := range strings.Split(path, ".") {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if cur, ok = m[name]; !ok {
-			return nil, false
-		}
-	}
-	return cur, true
+	return schema.Lookup(spec, strings.Split(path, "."))
 }
 
 // parent returns the object holding the last property of path, creating
