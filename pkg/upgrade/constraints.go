@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -174,11 +173,17 @@ func canon(v any) string {
 	return strings.TrimSuffix(buf.String(), "\n")
 }
 
-// missing are the values of prev not in next.
+// missing are the values of prev not in next. Each value is encoded once:
+// comparing every pair would encode both enums' values len(prev) times
+// len(next) times.
 func missing(prev, next []any) []any {
+	in := make(map[string]bool, len(next))
+	for _, n := range next {
+		in[canon(n)] = true
+	}
 	var out []any
 	for _, p := range prev {
-		if !slices.ContainsFunc(next, func(n any) bool { return canon(n) == canon(p) }) {
+		if !in[canon(p)] {
 			out = append(out, p)
 		}
 	}
