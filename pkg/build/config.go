@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 
 	"github.com/addonpack/addonpack/pkg/config"
 	"github.com/addonpack/addonpack/pkg/schema"
@@ -41,12 +42,7 @@ func (s *source) checkConfig(tree fs.FS, limits schema.Limits) (*configCheck, er
 	if t.NeedsKubeVersion() {
 		// The defaults render needs a Kubernetes version: the lowest of
 		// the profiles' (each profile is rendered too).
-		opts.KubeVersion = ps[0].KubeVersion
-		for _, p := range ps {
-			if p.KubeVersion.Compare(opts.KubeVersion) < 0 {
-				opts.KubeVersion = p.KubeVersion
-			}
-		}
+		opts.KubeVersion = slices.MinFunc(ps, func(a, b config.Profile) int { return a.KubeVersion.Compare(b.KubeVersion) }).KubeVersion
 	}
 	r, err := t.ResolveWith(nil, "", opts)
 	if err != nil {
@@ -64,10 +60,18 @@ func (s *source) checkConfig(tree fs.FS, limits schema.Limits) (*configCheck, er
 			cc.conversion.Schemas[v.APIVersion] = v.Schema.JSON()
 		}
 	}
-	for _, c := range r.Components {
-		cc.components = append(cc.components, RelTo(s.addon.KustomizeRoot(), c))
-	}
+	cc.components = s.relComponents(r.Components)
 	return cc, nil
+}
+
+// relComponents is paths (components, relative to the package root)
+// relative to the kustomize root, as render.Input lists them.
+func (s *source) relComponents(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		out = append(out, RelTo(s.addon.KustomizeRoot(), p))
+	}
+	return out
 }
 
 // RelTo expresses package path p relative to package directory root, as

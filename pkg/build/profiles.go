@@ -33,14 +33,7 @@ func (s *source) checkProfiles(t *config.Type, profiles []config.Profile) ([]pro
 		if err != nil {
 			return nil, fmt.Errorf("profile %s: %w", p.Name, err)
 		}
-		pc := profileCheck{name: p.Name, object: r.Object}
-		for _, c := range r.Components {
-			pc.components = append(pc.components, RelTo(s.addon.KustomizeRoot(), c))
-		}
-		for _, c := range all {
-			pc.allOn = append(pc.allOn, RelTo(s.addon.KustomizeRoot(), c))
-		}
-		out = append(out, pc)
+		out = append(out, profileCheck{name: p.Name, object: r.Object, components: s.relComponents(r.Components), allOn: s.relComponents(all)})
 	}
 	return out, nil
 }
