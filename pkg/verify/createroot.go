@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -143,22 +144,36 @@ func CreateTrustedRootFile(files RootFiles, m RootMaterial, out string, force bo
 		if f.path == "" {
 			continue
 		}
-		fi, err := os.Stat(f.path)
+		b, err := readPEMFile(f.path)
 		if err != nil {
 			return "", err
 		}
-		if fi.Size() > MaxTrustedRootSize {
-			return "", fmt.Errorf("%s: %w: larger than %d bytes", f.path, ErrPolicy, MaxTrustedRootSize)
-		}
-		if *f.into, err = os.ReadFile(f.path); err != nil {
-			return "", err
-		}
+		*f.into = b
 	}
 	raw, _, err := CreateTrustedRoot(m)
 	if err != nil {
 		return "", err
 	}
 	return WriteTrustedRootFile(raw, "created trusted root", out, force)
+}
+
+// readPEMFile reads a material file, bounded however large it says it is:
+// a FIFO or a device reports no size, so a stat before reading bounds
+// nothing.
+func readPEMFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxTrustedRootSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(b) > MaxTrustedRootSize {
+		return nil, fmt.Errorf("%s: %w: larger than %d bytes", path, ErrPolicy, MaxTrustedRootSize)
+	}
+	return b, nil
 }
 
 // WriteTrustedRootFile checks that raw is a trusted root keyless
