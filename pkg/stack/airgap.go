@@ -186,32 +186,28 @@ func writeBoth(path string, st *Stack, l *Lock) error {
 	if err != nil {
 		return err
 	}
+	lb, err := l.Marshal()
+	if err != nil {
+		return err
+	}
 	lockPath := LockPath(path)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	if err := l.writeNew(lockPath); err != nil {
+	if err := writeAtomically(lockPath, lb, false); err != nil {
 		return fmt.Errorf("%s: %w", lockPath, err)
 	}
-	if err := writeNewFile(path, b); err != nil {
+	if err := writeAtomically(path, b, false); err != nil {
 		os.Remove(lockPath)
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }
 
-// writeNew writes the lock to path, which must not exist.
-func (l *Lock) writeNew(path string) error {
-	b, err := l.Marshal()
-	if err != nil {
-		return err
-	}
-	return writeNewFile(path, b)
-}
-
-// writeNewFile writes data to a temporary file beside path and links it
-// into place: never over an existing file (errdef.ErrExists).
-func writeNewFile(path string, data []byte) error {
+// writeAtomically writes data to a temporary file beside path and moves
+// it into place: renamed over an existing file when replace is set, else
+// linked, never over an existing file (errdef.ErrExists).
+func writeAtomically(path string, data []byte, replace bool) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
 	if err != nil {
 		return err
@@ -227,6 +223,9 @@ func writeNewFile(path string, data []byte) error {
 	}
 	if err := tmp.Close(); err != nil {
 		return err
+	}
+	if replace {
+		return os.Rename(tmp.Name(), path)
 	}
 	if err := os.Link(tmp.Name(), path); err != nil {
 		if errors.Is(err, fs.ErrExist) {
