@@ -3,6 +3,7 @@ package relocate
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/addonpack/addonpack/pkg/errdef"
@@ -27,7 +28,7 @@ func ExtractTrustedRoot(spec, out string) (string, bool, error) {
 		return "", false, fmt.Errorf("%w (copy --to-tarball --carry-trusted-root stores one)", err)
 	}
 	where := path + " " + TrustedRootFile
-	if have, err := os.ReadFile(out); err == nil {
+	if have, err := readAtMost(out, int64(len(raw))+1); err == nil {
 		if !bytes.Equal(have, raw) {
 			return "", false, fmt.Errorf("%s: %w with other content than the tarball's %s", out, errdef.ErrExists, TrustedRootFile)
 		}
@@ -39,4 +40,15 @@ func ExtractTrustedRoot(spec, out string) (string, bool, error) {
 	}
 	digest, err := verify.WriteTrustedRootFile(raw, where, out, false)
 	return digest, err == nil, err
+}
+
+// readAtMost reads up to n bytes of path: enough to tell whether it holds
+// exactly n-1 given bytes, however large the file is.
+func readAtMost(path string, n int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, n))
 }

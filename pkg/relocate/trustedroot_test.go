@@ -54,6 +54,12 @@ func TestCarryTrustedRoot(t *testing.T) {
 	if d, created, err := relocate.ExtractTrustedRoot(tarball, out); err != nil || created || d != pinned.Digest {
 		t.Fatalf("extract over the same bytes: %s %v %v", d, created, err)
 	}
+	if err := os.WriteFile(out, append(bytes.Clone(raw), '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := relocate.ExtractTrustedRoot(tarball, out); !errors.Is(err, errdef.ErrExists) {
+		t.Fatalf("extract over the same bytes and more: %v", err)
+	}
 	if err := os.WriteFile(out, []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
