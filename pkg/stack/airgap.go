@@ -2,14 +2,13 @@ package stack
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/addonpack/addonpack/pkg/atomicfile"
 	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/relocate"
@@ -194,44 +193,12 @@ func writeBoth(path string, st *Stack, l *Lock) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	if err := writeAtomically(lockPath, lb, false); err != nil {
+	if err := atomicfile.Write(lockPath, lb, false); err != nil {
 		return fmt.Errorf("%s: %w", lockPath, err)
 	}
-	if err := writeAtomically(path, b, false); err != nil {
+	if err := atomicfile.Write(path, b, false); err != nil {
 		os.Remove(lockPath)
 		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
-}
-
-// writeAtomically writes data to a temporary file beside path and moves
-// it into place: renamed over an existing file when replace is set, else
-// linked, never over an existing file (errdef.ErrExists).
-func writeAtomically(path string, data []byte, replace bool) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if replace {
-		return os.Rename(tmp.Name(), path)
-	}
-	if err := os.Link(tmp.Name(), path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("%w: %w", errdef.ErrExists, err)
-		}
-		return err
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	yamlv3 "go.yaml.in/yaml/v3"
 
+	"github.com/addonpack/addonpack/pkg/atomicfile"
 	"github.com/addonpack/addonpack/pkg/registry"
 )
 
@@ -215,5 +216,5 @@ func (l *Lock) Write(path string) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomically(path, b, true)
+	return atomicfile.Write(path, b, true)
 }

@@ -8,14 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 
+	"github.com/addonpack/addonpack/pkg/atomicfile"
 	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
@@ -178,45 +177,19 @@ func readPEMFile(path string) ([]byte, error) {
 
 // WriteTrustedRootFile checks that raw is a trusted root keyless
 // verification accepts (where names it in messages), then writes it to out
-// through a temporary file beside it, linked (renamed with force) into
-// place, so that a failure leaves nothing behind; an existing out is
-// refused unless force.
+// atomically (atomicfile.Write), so that a failure leaves nothing behind;
+// an existing out is refused unless force.
 // It returns the digest a policy pins.
 func WriteTrustedRootFile(raw []byte, where, out string, force bool) (string, error) {
 	parsed, err := ParseTrustedRoot("written", raw, where, "")
 	if err != nil {
 		return "", err
 	}
-	exists := fmt.Errorf("%s: %w (use --force to replace it)", out, errdef.ErrExists)
-	if _, err := os.Lstat(out); err == nil && !force {
-		return "", exists
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), ".trusted-root-*")
-	if err != nil {
+	if err := atomicfile.Write(out, raw, force); err != nil {
+		if errors.Is(err, errdef.ErrExists) {
+			return "", fmt.Errorf("%s: %w (use --force to replace it)", out, errdef.ErrExists)
+		}
 		return "", err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(raw); err != nil {
-		tmp.Close()
-		return "", err
-	}
-	if err := tmp.Close(); err != nil {
-		return "", err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return "", err
-	}
-	if force {
-		return parsed.Digest, os.Rename(tmp.Name(), out)
-	}
-	// Without force, link: unlike a rename it never replaces a file
-	// created at out since the check above. Where the file system has no
-	// hard links, rename.
-	switch err := os.Link(tmp.Name(), out); {
-	case errors.Is(err, fs.ErrExist):
-		return "", exists
-	case err != nil:
-		return parsed.Digest, os.Rename(tmp.Name(), out)
 	}
 	return parsed.Digest, nil
 }
