@@ -32,7 +32,7 @@ FUZZ_TARGETS := \
 	./pkg/render:FuzzPlainJSON \
 	./pkg/render:FuzzScanYAML \
 	./pkg/verify:FuzzParsePolicy \
-	./pkg/locate:FuzzParse \
+	./pkg/consume:FuzzParseArg \
 	./pkg/prune:FuzzDigestList \
 	./pkg/verify:FuzzMatchPattern \
 	./pkg/verify:FuzzParseTrustedRoot \

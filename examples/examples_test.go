@@ -16,8 +16,8 @@ import (
 	"github.com/addonpack/addonpack/pkg/archive"
 	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/build"
+	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/deliver"
-	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/semver"
 	"github.com/addonpack/addonpack/testregistry"
@@ -51,7 +51,7 @@ func TestExamples(t *testing.T) {
 			if _, err := c.Push(ctx, store, res.Manifest, ref); err != nil {
 				t.Fatal(err)
 			}
-			p, err := deliver.Fetch(ctx, artifact.Remote{Client: c, Ref: ref}, pull.Options{})
+			p, err := consume.Fetch(ctx, artifact.Remote{Client: c, Ref: ref}, consume.PullOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +83,7 @@ func TestExamples(t *testing.T) {
 					t.Fatalf("render with %q: %v", valuesFile, err)
 				}
 				// The source directory renders the same as the pulled artifact.
-				local, err := deliver.OpenDir(dir, archive.DefaultLimits())
+				local, err := consume.OpenDir(dir, archive.DefaultLimits())
 				if err != nil {
 					t.Fatal(err)
 				}

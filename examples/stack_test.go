@@ -14,7 +14,7 @@ import (
 
 	"github.com/addonpack/addonpack/pkg/archive"
 	"github.com/addonpack/addonpack/pkg/build"
-	"github.com/addonpack/addonpack/pkg/deliver"
+	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/semver"
 	"github.com/addonpack/addonpack/pkg/stack"
@@ -106,7 +106,7 @@ func TestExampleStack(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		p, err := deliver.OpenDir(reg[la.Repository].dir, archive.DefaultLimits())
+		p, err := consume.OpenDir(reg[la.Repository].dir, archive.DefaultLimits())
 		if err != nil {
 			t.Fatal(err)
 		}

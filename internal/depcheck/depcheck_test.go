@@ -36,6 +36,14 @@ var fences = map[string][]string{
 	"github.com/creack/pty": {},
 }
 
+// forbidden maps a package (module-relative) to module packages it must not
+// import: the consumer path is pkg/consume's (deliver renders what consume
+// fetched; it neither builds nor fetches), and no library imports the CLI.
+var forbidden = map[string][]string{
+	"pkg/deliver": {"pkg/build", "pkg/consume"},
+	"pkg/":        {"cmd/"},
+}
+
 func TestFences(t *testing.T) {
 	out, err := exec.Command("go", "list", "-e", "-json", "github.com/addonpack/addonpack/...").Output()
 	if err != nil {
@@ -56,6 +64,13 @@ func TestFences(t *testing.T) {
 		rel := strings.TrimPrefix(p.ImportPath, module)
 		checked++
 		for _, imp := range p.Imports {
+			for pkg, never := range forbidden {
+				for _, n := range never {
+					if strings.HasPrefix(rel, pkg) && strings.HasPrefix(imp, module+n) {
+						t.Errorf("%s imports %s, which it must not (docs/architecture.md)", rel, imp)
+					}
+				}
+			}
 			for fence, allowed := range fences {
 				if !strings.HasPrefix(imp, fence) {
 					continue

@@ -51,7 +51,7 @@ func (s *source) renderCheck(ctx context.Context, in render.Input, profiles []pr
 	all := in
 	all.Components = nil
 	for _, comp := range c.Components {
-		all.Components = append(all.Components, RelTo(s.addon.KustomizeRoot(), comp.Path))
+		all.Components = append(all.Components, spec.RelTo(s.addon.KustomizeRoot(), comp.Path))
 	}
 	more, err := render.Check(ctx, all)
 	if err != nil {

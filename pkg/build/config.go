@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"path"
-	"path/filepath"
 	"slices"
 
 	"github.com/addonpack/addonpack/pkg/config"
@@ -69,17 +67,7 @@ func (s *source) checkConfig(tree fs.FS, limits schema.Limits) (*configCheck, er
 func (s *source) relComponents(paths []string) []string {
 	var out []string
 	for _, p := range paths {
-		out = append(out, RelTo(s.addon.KustomizeRoot(), p))
+		out = append(out, spec.RelTo(s.addon.KustomizeRoot(), p))
 	}
 	return out
-}
-
-// RelTo expresses package path p relative to package directory root, as
-// kustomize wants component paths ("../components/x" from "deploy").
-func RelTo(root, p string) string {
-	rel, err := filepath.Rel(filepath.FromSlash(root), filepath.FromSlash(p))
-	if err != nil {
-		return p
-	}
-	return path.Clean(filepath.ToSlash(rel))
 }

@@ -9,8 +9,6 @@ import (
 	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/cache"
 	"github.com/addonpack/addonpack/pkg/errdef"
-	"github.com/addonpack/addonpack/pkg/locate"
-	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/spec"
 	"github.com/addonpack/addonpack/pkg/verify"
@@ -35,13 +33,13 @@ type Artifact struct {
 // Open opens a located argument for consumption: a registry reference
 // (OpenReference) or an OCI layout, directory or tarball, which carries no
 // signatures and is read only with InsecureSkipVerify. An add-on source
-// directory is not an artifact (locate.ErrNotUsable).
-func Open(ctx context.Context, a locate.Arg, o Options) (*Artifact, error) {
+// directory is not an artifact (ErrNotUsable).
+func Open(ctx context.Context, a Arg, o Options) (*Artifact, error) {
 	switch a.Kind {
-	case locate.Reference:
+	case KindReference:
 		return OpenReference(a.Ref, o)
-	case locate.SourceDir:
-		return nil, fmt.Errorf("%s is an add-on source directory, not an artifact: build or push it first: %w", a.Raw, locate.ErrNotUsable)
+	case KindSourceDir:
+		return nil, fmt.Errorf("%s is an add-on source directory, not an artifact: build or push it first: %w", a.Raw, ErrNotUsable)
 	}
 	if !o.InsecureSkipVerify {
 		return nil, fmt.Errorf("%s is an OCI layout: signatures live in registries, so verify the pushed copy, or pass --insecure-skip-verify: %w", a.Raw, ErrUnverifiable)
@@ -77,11 +75,11 @@ func OpenReference(ref registry.Reference, o Options) (*Artifact, error) {
 // an OCI layout directory or tarball — and verifies nothing: for looking at
 // an artifact (inspect), not for using it. The trust fields of o are not
 // used.
-func Source(ctx context.Context, a locate.Arg, o Options) (artifact.Source, error) {
+func Source(ctx context.Context, a Arg, o Options) (artifact.Source, error) {
 	switch a.Kind {
-	case locate.SourceDir:
-		return nil, fmt.Errorf("%s is an add-on source directory, not an artifact: build or push it first: %w", a.Raw, locate.ErrNotUsable)
-	case locate.LayoutDir, locate.Tarball:
+	case KindSourceDir:
+		return nil, fmt.Errorf("%s is an add-on source directory, not an artifact: build or push it first: %w", a.Raw, ErrNotUsable)
+	case KindLayoutDir, KindTarball:
 		return artifact.OpenLayout(ctx, a.Layout)
 	}
 	return o.remote(a.Ref)
@@ -120,29 +118,29 @@ func (o Options) gate(ref registry.Reference) func(context.Context, ocispec.Desc
 
 // PullOptions returns pull options whose Verify is the artifact's check and
 // whose Claim binds a registry reference to the add-on it names, for
-// pull.Pull, pull.Load or deliver.Fetch with a.Source.
-func (a *Artifact) PullOptions() pull.Options {
-	return pull.Options{Verify: a.gate, Claim: a.claim}
+// Pull, Load or deliver.Fetch with a.Source.
+func (a *Artifact) PullOptions() PullOptions {
+	return PullOptions{Verify: a.gate, Claim: a.claim}
 }
 
 // Load resolves the artifact once, checks the digest (verification) and only
 // then fetches and checks its manifest and config. No content layer is read.
 func (a *Artifact) Load(ctx context.Context) (*artifact.Loaded, error) {
-	return pull.Load(ctx, a.Source, a.PullOptions())
+	return Load(ctx, a.Source, a.PullOptions())
 }
 
 // Pull resolves the artifact once, checks the digest and unpacks its package
-// tree into dir (pull.Pull). opts tunes the unpacking; its Verify, if set,
+// tree into dir (Pull). opts tunes the unpacking; its Verify, if set,
 // runs after the artifact's own check; its Claim is the artifact's.
-func (a *Artifact) Pull(ctx context.Context, dir string, opts pull.Options) (*pull.Result, error) {
+func (a *Artifact) Pull(ctx context.Context, dir string, opts PullOptions) (*PullResult, error) {
 	opts.Verify, opts.Claim = a.then(opts.Verify), a.claim
-	return pull.Pull(ctx, a.Source, dir, opts)
+	return Pull(ctx, a.Source, dir, opts)
 }
 
 // Unpack places the package tree of an artifact Load returned into dir, by
 // the digest Load verified: a tag that moved since is not followed.
-func (a *Artifact) Unpack(ctx context.Context, loaded *artifact.Loaded, dir string, opts pull.Options) (*pull.Result, error) {
-	return pull.Unpack(ctx, a.Source, loaded, dir, opts)
+func (a *Artifact) Unpack(ctx context.Context, loaded *artifact.Loaded, dir string, opts PullOptions) (*PullResult, error) {
+	return Unpack(ctx, a.Source, loaded, dir, opts)
 }
 
 // then runs the artifact's check and, when it passes, next.

@@ -20,8 +20,6 @@ import (
 	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/layout"
-	"github.com/addonpack/addonpack/pkg/locate"
-	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/verify"
 	"github.com/addonpack/addonpack/testregistry"
 )
@@ -87,7 +85,7 @@ func TestVerifiedCachedByDigest(t *testing.T) {
 	}
 
 	testartifact.Sign(t, pub, s)
-	loaded, err := a.Pull(ctx, filepath.Join(t.TempDir(), "online"), pull.Options{})
+	loaded, err := a.Pull(ctx, filepath.Join(t.TempDir(), "online"), consume.PullOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +101,7 @@ func TestVerifiedCachedByDigest(t *testing.T) {
 	}
 	reg.ResetLog()
 	dir := filepath.Join(t.TempDir(), "hello")
-	res, err := a.Pull(ctx, dir, pull.Options{})
+	res, err := a.Pull(ctx, dir, consume.PullOptions{})
 	if err != nil {
 		t.Fatalf("offline pull after a verified load: %v", err)
 	}
@@ -157,7 +155,7 @@ func TestOpenLayout(t *testing.T) {
 	if err := layout.WriteDir(ctx, store, res.Manifest, dir, "0.1.0"); err != nil {
 		t.Fatal(err)
 	}
-	a, err := locate.Parse(dir + ":0.1.0")
+	a, err := consume.ParseArg(dir + ":0.1.0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,12 +176,12 @@ func TestOpenLayout(t *testing.T) {
 		t.Errorf("no warning: %q", warnings.String())
 	}
 
-	src, err := locate.Parse(testartifact.ExampleDir("hello"))
+	src, err := consume.ParseArg(testartifact.ExampleDir("hello"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := consume.Open(ctx, src, consume.Options{InsecureSkipVerify: true}); !errors.Is(err, locate.ErrNotUsable) {
-		t.Fatalf("source dir: got %v, want locate.ErrNotUsable", err)
+	if _, err := consume.Open(ctx, src, consume.Options{InsecureSkipVerify: true}); !errors.Is(err, consume.ErrNotUsable) {
+		t.Fatalf("source dir: got %v, want consume.ErrNotUsable", err)
 	}
 }
 
@@ -199,7 +197,7 @@ func TestPullRunsTheCallersCheckAfterVerification(t *testing.T) {
 		t.Fatal(err)
 	}
 	var seen []digest.Digest
-	opts := pull.Options{Verify: func(_ context.Context, d ocispec.Descriptor) error {
+	opts := consume.PullOptions{Verify: func(_ context.Context, d ocispec.Descriptor) error {
 		seen = append(seen, d.Digest)
 		return nil
 	}}

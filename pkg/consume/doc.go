@@ -24,9 +24,23 @@
 //     or Name), and a semver tag its version: the verified config blob must
 //     agree (verify.Claim, specs/artifact.md section 11.6).
 //
-// A stack resolver opens each node with OpenReference and that node's own
-// Options (its policy), loads the verified manifest and config with
-// Artifact.Load, and later unpacks the same digest with Artifact.Unpack.
+// Consumer holds one configuration of all that: the CLI's consumer verbs
+// build one from their flags and make one call on it (Package, Artifact,
+// Addon, Schema, GitOps, Source); pkg/stack takes it for every add-on of a
+// stack (Load, Open, Pull and GitOps, each bound to the name the stack
+// gives the add-on).
+//
+// What a command-line argument names is decided by one rule (ParseArg):
+//
+//   - an argument written as a path ("./x", "../x", "/x", "~", "~/x", ".",
+//     "..") is a path — an add-on source directory, an OCI layout directory
+//     or an OCI layout tarball; one that does not exist is not found, one
+//     that exists but is none of those says what is wrong with it;
+//   - anything else is a registry reference, even when a directory of that
+//     name exists: a checkout cannot stand in for a verified artifact. A
+//     reference needs a registry part (a host with a '.' or a ':', or
+//     localhost in any case); without one it is a usage error that shows how
+//     to write the path.
 //
 // Verify and VerifyAll check references without reading their content:
 // signatures under the policy, then the claim on the signed config blob.

@@ -15,7 +15,6 @@ import (
 	"github.com/addonpack/addonpack/pkg/cache"
 	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/keys"
-	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/sign"
 	"github.com/addonpack/addonpack/pkg/verify"
@@ -55,7 +54,7 @@ func Example() {
 	opts := consume.Options{Client: c, Cache: ch.WithRecordKey([]byte("0123456789abcdef0123456789abcdef")), Policy: policy}
 
 	a, _ := consume.OpenReference(ref, opts)
-	res, err := a.Pull(ctx, filepath.Join(tmp, "hello"), pull.Options{})
+	res, err := a.Pull(ctx, filepath.Join(tmp, "hello"), consume.PullOptions{})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -65,7 +64,7 @@ func Example() {
 	srv.Close() // the registry is gone: offline, the cache answers
 	opts.Offline = true
 	a, _ = consume.OpenReference(ref, opts)
-	res, err = a.Pull(ctx, filepath.Join(tmp, "again"), pull.Options{})
+	res, err = a.Pull(ctx, filepath.Join(tmp, "again"), consume.PullOptions{})
 	if err != nil {
 		fmt.Println(err)
 		return

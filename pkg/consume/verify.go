@@ -6,7 +6,6 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
-	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/verify"
 )
@@ -79,6 +78,6 @@ func (o Options) bound(ctx context.Context, ref registry.Reference, desc ocispec
 		return err
 	}
 	claim := verify.Claim(ref, o.Name, o.Policy)
-	_, err = pull.LoadDigest(ctx, src, desc, pull.Options{Claim: &claim})
+	_, err = LoadDigest(ctx, src, desc, PullOptions{Claim: &claim})
 	return err
 }

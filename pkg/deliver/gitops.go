@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path"
+	"slices"
 
 	"sigs.k8s.io/yaml"
 
@@ -208,4 +209,26 @@ func marshalAll(docs []any) ([]byte, error) {
 		buf.Write(y)
 	}
 	return buf.Bytes(), nil
+}
+
+// Tools are the controllers For writes objects for.
+var Tools = []string{"flux", "argocd"}
+
+// CheckTool refuses a tool For does not know, with ErrFormat.
+func CheckTool(tool string) error {
+	if !slices.Contains(Tools, tool) {
+		return fmt.Errorf("--for %q: want flux or argocd: %w", tool, ErrFormat)
+	}
+	return nil
+}
+
+// For returns the objects tool ("flux" or "argocd") needs: Flux or ArgoCD.
+func For(tool string, g GitOps) ([]byte, error) {
+	if err := CheckTool(tool); err != nil {
+		return nil, err
+	}
+	if tool == "flux" {
+		return Flux(g)
+	}
+	return ArgoCD(g)
 }

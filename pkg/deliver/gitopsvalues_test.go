@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/addonpack/addonpack/pkg/archive"
+	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/registry"
 )
@@ -58,7 +59,7 @@ func TestGitOpsValuesEmulated(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range gitopsCases {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := deliver.OpenDir(filepath.Join("..", "..", "examples", tc.example), archive.DefaultLimits())
+			p, err := consume.OpenDir(filepath.Join("..", "..", "examples", tc.example), archive.DefaultLimits())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -352,7 +353,7 @@ func TestGitOpsValuesNoPackedConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := deliver.OpenDir(dir, archive.DefaultLimits())
+	p, err := consume.OpenDir(dir, archive.DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
-// Package deliver hands an add-on to whatever applies it: it opens a package
-// (a local source directory, or an artifact fetched by digest — verified by
-// the caller's hook — and unpacked into a private directory), resolves the
+// Package deliver hands an add-on to whatever applies it: given a package
+// (a local source directory, or an artifact pkg/consume fetched by digest
+// after verification and unpacked into a private directory), it resolves the
 // user's config against the packed schema, and renders YAML or JSON for
 // kubectl, writes a kustomize directory for kubectl -k, Flux or Argo CD, or
 // prints the Flux and Argo CD objects that consume the artifact straight from
@@ -8,19 +8,13 @@
 package deliver
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 
-	"github.com/addonpack/addonpack/pkg/archive"
 	"github.com/addonpack/addonpack/pkg/artifact"
-	"github.com/addonpack/addonpack/pkg/build"
 	"github.com/addonpack/addonpack/pkg/config"
 	"github.com/addonpack/addonpack/pkg/errdef"
-	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/render"
 	"github.com/addonpack/addonpack/pkg/schema"
 	"github.com/addonpack/addonpack/pkg/semver"
@@ -46,40 +40,22 @@ type Package struct {
 	// v1alpha1 → v1beta1"), as specs/config.md section 9.2 requires.
 	Log io.Writer
 
-	tmp string
+	done func() error
 }
 
-// OpenDir opens an add-on source directory, with the files it would pack.
-func OpenDir(dir string, limits archive.Limits) (*Package, error) {
-	a, tree, err := build.LoadTree(dir, limits)
-	if err != nil {
-		return nil, err
-	}
-	return &Package{Name: dir, Files: tree, Addon: a}, nil
+// New returns the package of files (a tree holding addon.yaml a). loaded
+// is the artifact the files came from (nil for a source directory); done,
+// when set, is run by Close (removing a fetched tree).
+func New(name string, files fs.FS, a *spec.Addon, loaded *artifact.Loaded, done func() error) *Package {
+	return &Package{Name: name, Files: files, Addon: a, Loaded: loaded, done: done}
 }
 
-// Fetch resolves src once, runs opts.Verify, and unpacks the artifact into
-// a private temporary directory that Close removes.
-func Fetch(ctx context.Context, src artifact.Source, opts pull.Options) (*Package, error) {
-	tmp, err := os.MkdirTemp("", "addonpack-*")
-	if err != nil {
-		return nil, err
-	}
-	tree := filepath.Join(tmp, "tree")
-	res, err := pull.Pull(ctx, src, tree, opts)
-	if err != nil {
-		os.RemoveAll(tmp)
-		return nil, err
-	}
-	return &Package{Name: res.Ref, Files: os.DirFS(tree), Addon: res.Addon, Loaded: res.Loaded, tmp: tmp}, nil
-}
-
-// Close removes what Fetch unpacked.
+// Close releases the package's files (see New).
 func (p *Package) Close() error {
-	if p.tmp == "" {
+	if p.done == nil {
 		return nil
 	}
-	return os.RemoveAll(p.tmp)
+	return p.done()
 }
 
 // ConfigType loads the package's component-config type (nil if none).
@@ -116,7 +92,7 @@ func (p *Package) resolve(values []byte, valuesName string) (render.Input, *conf
 	}
 	in.Config = r.Object
 	for _, c := range r.Components {
-		in.Components = append(in.Components, build.RelTo(in.Root, c))
+		in.Components = append(in.Components, spec.RelTo(in.Root, c))
 	}
 	return in, t, r, nil
 }

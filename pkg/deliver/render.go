@@ -8,8 +8,8 @@ import (
 	"path"
 	"path/filepath"
 
+	"github.com/addonpack/addonpack/pkg/atomicfile"
 	"github.com/addonpack/addonpack/pkg/convert"
-	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/render"
 )
 
@@ -56,7 +56,7 @@ func (p *Package) RenderConverted(ctx context.Context, values []byte, valuesName
 func ToJSON(rendered []byte) ([]byte, error) { return render.ToJSON(rendered) }
 
 // WriteKustomize writes the package tree with the resolved config wired into
-// its kustomization to dir, atomically (see pull.WriteTree). `kubectl apply
+// its kustomization to dir, atomically (see atomicfile.WriteDir). `kubectl apply
 // -k DIR/<kustomize root>`, Flux and Argo CD build it exactly as Render does.
 // It returns the kustomization directory inside dir.
 func (p *Package) WriteKustomize(ctx context.Context, values []byte, valuesName, dir string, force bool) (string, error) {
@@ -68,7 +68,7 @@ func (p *Package) WriteKustomize(ctx context.Context, values []byte, valuesName,
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", p.Name, err)
 	}
-	err = pull.WriteTree(dir, force, func(tree string) error {
+	err = atomicfile.WriteDir(dir, force, func(tree string) error {
 		root, err := os.OpenRoot(tree)
 		if err != nil {
 			return err

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/addonpack/addonpack/pkg/archive"
+	"github.com/addonpack/addonpack/pkg/atomicfile"
 	"github.com/addonpack/addonpack/pkg/build"
 	"github.com/addonpack/addonpack/pkg/cache"
 	"github.com/addonpack/addonpack/pkg/config"
@@ -20,10 +21,8 @@ import (
 	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/keys"
 	"github.com/addonpack/addonpack/pkg/layout"
-	"github.com/addonpack/addonpack/pkg/locate"
 	"github.com/addonpack/addonpack/pkg/provenance"
 	"github.com/addonpack/addonpack/pkg/prune"
-	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/relocate"
 	"github.com/addonpack/addonpack/pkg/render"
@@ -37,7 +36,6 @@ import (
 	"github.com/addonpack/addonpack/pkg/tufroot"
 	"github.com/addonpack/addonpack/pkg/upgrade"
 	"github.com/addonpack/addonpack/pkg/verify"
-	"github.com/addonpack/addonpack/pkg/versions"
 )
 
 // sentinels is every exported Err* variable of every pkg/ package, keyed
@@ -71,13 +69,13 @@ var sentinels = map[string]error{
 	"keys.ErrExists":                keys.ErrExists,
 	"keys.ErrKey":                   keys.ErrKey,
 	"layout.ErrLayout":              layout.ErrLayout,
-	"locate.ErrNotUsable":           locate.ErrNotUsable,
+	"consume.ErrNotUsable":          consume.ErrNotUsable,
 	"provenance.ErrInvalid":         provenance.ErrInvalid,
 	"prune.ErrChanged":              prune.ErrChanged,
 	"prune.ErrOptions":              prune.ErrOptions,
 	"prune.ErrPins":                 prune.ErrPins,
 	"prune.ErrTooMany":              prune.ErrTooMany,
-	"pull.ErrTargetNotEmpty":        pull.ErrTargetNotEmpty,
+	"atomicfile.ErrNotEmpty":        atomicfile.ErrNotEmpty,
 	"registry.ErrDeleteUnsupported": registry.ErrDeleteUnsupported,
 	"sbom.ErrDocument":              sbom.ErrDocument,
 	"registry.ErrInvalidReference":  registry.ErrInvalidReference,
@@ -133,7 +131,7 @@ var sentinels = map[string]error{
 	"verify.ErrKeyless":             verify.ErrKeyless,
 	"verify.ErrIdentityFlags":       verify.ErrIdentityFlags,
 	"verify.ErrVerification":        verify.ErrVerification,
-	"versions.ErrNotRepository":     versions.ErrNotRepository,
+	"semver.ErrNotRepository":       semver.ErrNotRepository,
 }
 
 // The classes themselves are the roots, not sentinels of a class.

@@ -17,8 +17,7 @@ import (
 	"github.com/addonpack/addonpack/internal/testartifact"
 	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/build"
-	"github.com/addonpack/addonpack/pkg/deliver"
-	"github.com/addonpack/addonpack/pkg/pull"
+	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/relocate"
 	"github.com/addonpack/addonpack/pkg/sign"
@@ -92,7 +91,7 @@ func copyHello(t *testing.T, image string) string {
 func renderAt(t *testing.T, c *registry.Client, ref registry.Reference) string {
 	t.Helper()
 	ctx := context.Background()
-	p, err := deliver.Fetch(ctx, artifact.Remote{Client: c, Ref: ref}, pull.Options{})
+	p, err := consume.Fetch(ctx, artifact.Remote{Client: c, Ref: ref}, consume.PullOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,26 +69,34 @@ func (l List) Near(r Range) []string {
 
 // Select returns the highest version r matches (the lowest with lowest). It
 // fails with ErrNoMatch naming the range and the versions there are, and with
-// ErrAmbiguous when several tags share the chosen precedence.
+// ErrAmbiguous when several tags share the chosen precedence (Pick).
 func (l List) Select(r Range, lowest bool) (Tagged, error) {
 	m := l.Matching(r)
 	if len(m) == 0 {
 		return Tagged{}, fmt.Errorf("%w %q: %s", ErrNoMatch, r.String(), l.Available())
 	}
-	pick := m[len(m)-1]
-	if lowest {
-		pick = m[0]
-	}
-	var tied []string
-	for _, t := range m {
-		if t.Version.Compare(pick.Version) == 0 {
-			tied = append(tied, t.Tag)
-		}
-	}
+	pick, tied := Pick(m, lowest)
 	if len(tied) > 1 {
 		return Tagged{}, fmt.Errorf("%w: tags %s have equal precedence for %q; name one with a digest or narrow the range", ErrAmbiguous, strings.Join(tied, ", "), r.String())
 	}
 	return pick, nil
+}
+
+// Pick is the one choice rule of specs/stack.md: the highest of candidates
+// (ascending, as a List keeps them, and not empty) — the lowest with lowest
+// — and no coin toss: when several tags share its precedence (build metadata
+// aside), tied lists them all and the caller refuses to choose.
+func Pick(candidates []Tagged, lowest bool) (pick Tagged, tied []string) {
+	pick = candidates[len(candidates)-1]
+	if lowest {
+		pick = candidates[0]
+	}
+	for _, t := range candidates {
+		if t.Version.Compare(pick.Version) == 0 {
+			tied = append(tied, t.Tag)
+		}
+	}
+	return pick, tied
 }
 
 // maxListed is how many available versions an error names.

@@ -9,64 +9,40 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/addonpack/addonpack/pkg/artifact"
+	"github.com/addonpack/addonpack/pkg/atomicfile"
 	"github.com/addonpack/addonpack/pkg/deliver"
-	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/registry"
-	"github.com/addonpack/addonpack/pkg/spec"
 )
 
-// LoadOpener reads a locked add-on's config blob (Load) or its whole
-// package (Open), both on the consumer path.
-type LoadOpener interface {
-	Loader
-	Opener
+// Deliverer makes the Flux or Argo CD objects of one add-on on the
+// consumer path (consume.Consumer.GitOps): verified, bound to name, pinned by
+// digest, carrying values as a patch where given or needed.
+type Deliverer interface {
+	GitOps(ctx context.Context, ref registry.Reference, name string, values []byte, valuesName, tool string, tmpl deliver.GitOps) ([]byte, error)
 }
 
 // GitOps returns, for every add-on of steps, the objects Flux ("flux") or
 // Argo CD ("argocd") need to consume it straight from the registry, pinned
 // by its locked digest: Flux Kustomizations carry dependsOn edges (and
 // wait), Argo CD Applications a sync wave per level. tmpl carries the
-// shared settings (namespaces, interval, public key, plain HTTP; loopback
-// registries are reached over plain HTTP anyway). A step with a values file
-// carries them as the patch deliver.Package.GitOpsEdits makes (its package
-// is fetched for that); one whose values cannot be carried that way is
-// refused, never silently applied with its defaults.
-func GitOps(ctx context.Context, l LoadOpener, steps []Step, tool string, tmpl deliver.GitOps) ([]byte, error) {
+// shared settings. A step with a values file carries them as a patch; one
+// whose values cannot be carried that way is refused, never silently
+// applied with its defaults.
+func GitOps(ctx context.Context, d Deliverer, steps []Step, tool string, tmpl deliver.GitOps) ([]byte, error) {
+	if err := deliver.CheckTool(tool); err != nil {
+		return nil, err
+	}
 	var out bytes.Buffer
 	for _, s := range steps {
-		g := tmpl
-		var loaded *artifact.Loaded
-		if s.Values == "" {
-			var err error
-			if loaded, err = l.Load(ctx, s.Ref, s.Name); err != nil {
-				return nil, err
-			}
-			g.Addon = loaded.Addon
-		}
-		if s.Values != "" || deliver.HasProfiles(loaded.Addon) {
-			addon, edits, err := stepEdits(ctx, l, s)
-			if err != nil {
-				return nil, err
-			}
-			g.Addon, g.Edits = addon, edits
-		}
-		g.Ref, g.DependsOn, g.SyncWave = s.Ref, s.DependsOn, strconv.Itoa(s.Level)
-		g.PlainHTTP = tmpl.PlainHTTP || registry.IsLoopback(s.Ref.Registry)
-		var (
-			b   []byte
-			err error
-		)
-		switch tool {
-		case "flux":
-			b, err = deliver.Flux(g)
-		case "argocd":
-			b, err = deliver.ArgoCD(g)
-		default:
-			return nil, fmt.Errorf("%q: want flux or argocd", tool)
-		}
+		values, err := readValues(s.Values)
 		if err != nil {
 			return nil, err
+		}
+		g := tmpl
+		g.DependsOn, g.SyncWave = s.DependsOn, strconv.Itoa(s.Level)
+		b, err := d.GitOps(ctx, s.Ref, s.Name, values, s.Values, tool, g)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Name, err)
 		}
 		if out.Len() > 0 {
 			out.WriteString("---\n")
@@ -74,25 +50,6 @@ func GitOps(ctx context.Context, l LoadOpener, steps []Step, tool string, tmpl d
 		out.Write(b)
 	}
 	return out.Bytes(), nil
-}
-
-// stepEdits opens a step's package and turns its values into the edits
-// Flux and Argo CD append to its root kustomization.
-func stepEdits(ctx context.Context, o Opener, s Step) (*spec.Addon, deliver.Edits, error) {
-	p, err := o.Open(ctx, s.Ref, s.Name)
-	if err != nil {
-		return nil, deliver.Edits{}, err
-	}
-	defer p.Close()
-	values, err := readValues(s.Values)
-	if err != nil {
-		return nil, deliver.Edits{}, err
-	}
-	e, err := p.GitOpsEdits(ctx, values, s.Values)
-	if err != nil {
-		return nil, deliver.Edits{}, fmt.Errorf("%s: %w", s.Name, err)
-	}
-	return p.Addon, e, nil
 }
 
 // OrderFile lists, in install order, the kustomization directory of each
@@ -103,9 +60,9 @@ const OrderFile = "order.txt"
 // install order ("01-cert-manager"), each with its values wired in as
 // `render --format kustomize` does, and OrderFile: a Job or a script applies
 // them stage by stage (`kubectl apply -k` each line). The whole directory
-// is written atomically (see pull.WriteTree).
+// is written atomically (see atomicfile.WriteDir).
 func WriteKustomize(ctx context.Context, o Opener, steps []Step, dir string, force bool) error {
-	return pull.WriteTree(dir, force, func(tree string) error {
+	return atomicfile.WriteDir(dir, force, func(tree string) error {
 		var order []string
 		for i, s := range steps {
 			sub := fmt.Sprintf("%02d-%s", i+1, s.Name)
@@ -145,7 +102,7 @@ type Puller interface {
 // Pull unpacks every add-on of steps into its own subdirectory of dir
 // (named as the add-on), atomically as a whole.
 func Pull(ctx context.Context, p Puller, steps []Step, dir string, force bool) error {
-	return pull.WriteTree(dir, force, func(tree string) error {
+	return atomicfile.WriteDir(dir, force, func(tree string) error {
 		for _, s := range steps {
 			if err := p.Pull(ctx, s.Ref, s.Name, filepath.Join(tree, s.Name)); err != nil {
 				return err

@@ -9,11 +9,6 @@ import (
 	"github.com/addonpack/addonpack/pkg/semver"
 )
 
-// TagLister lists a repository's tags; *registry.Client is one.
-type TagLister interface {
-	Tags(ctx context.Context, repo registry.Reference, lim registry.TagLimits) ([]string, error)
-}
-
 // Loader is the consumer path for one reference: resolved once, verified
 // under the policy scope of ref's repository, manifest and config blob
 // fetched by digest and checked, and the signed add-on bound to the
@@ -26,7 +21,7 @@ type Loader interface {
 // Remote is the Registry of a real resolution: tags from a TagLister,
 // artifacts through a Loader.
 type Remote struct {
-	Tags   TagLister
+	Tags   semver.TagLister
 	Loader Loader
 	Limits registry.TagLimits
 }

@@ -180,16 +180,7 @@ func (r *resolver) choose(ctx context.Context, repo registry.Reference, reqs []r
 		}
 		return nil, conflict(repo, reqs, prev, detail)
 	}
-	pick := fit[len(fit)-1]
-	if r.opts.Lowest {
-		pick = fit[0]
-	}
-	var tied []string
-	for _, t := range fit {
-		if t.Version.Compare(pick.Version) == 0 {
-			tied = append(tied, t.Tag)
-		}
-	}
+	pick, tied := semver.Pick(fit, r.opts.Lowest)
 	if len(tied) > 1 {
 		return nil, fmt.Errorf("%s: %w: tags %s have equal precedence: %w", repo.Repo(), ErrResolve, strings.Join(tied, ", "), semver.ErrAmbiguous)
 	}

@@ -6,11 +6,9 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
-	"github.com/addonpack/addonpack/pkg/archive"
 	"github.com/addonpack/addonpack/pkg/config"
-	"github.com/addonpack/addonpack/pkg/deliver"
-	"github.com/addonpack/addonpack/pkg/locate"
 	"github.com/addonpack/addonpack/pkg/schema"
+	"github.com/addonpack/addonpack/pkg/semver"
 )
 
 func newConfig(g *globals) *cobra.Command {
@@ -82,7 +80,7 @@ fetched, not the content.
 			if err != nil {
 				return err
 			}
-			p, err := g.open(cmd.Context(), arg, &vf)
+			p, err := g.open(cmd.Context(), arg, &vf, semver.Version{})
 			if err != nil {
 				return err
 			}
@@ -120,35 +118,10 @@ fetched, not the content.
 // configSchema returns the canonical schema and config type of ARG, from the
 // config blob for an artifact (no content download) or from a source dir.
 func (g *globals) configSchema(cmd *cobra.Command, arg string, vf *verifyFlags) ([]byte, string, string, error) {
-	a, err := g.locate(arg)
+	c, err := g.consumerFor(cmd.Context(), vf, arg)
 	if err != nil {
 		return nil, "", "", err
 	}
-	if a.Kind == locate.SourceDir {
-		p, err := deliver.OpenDir(a.Path, archive.DefaultLimits())
-		if err != nil {
-			return nil, "", "", err
-		}
-		t, err := p.ConfigType()
-		if err != nil {
-			return nil, "", "", err
-		}
-		if t == nil {
-			return nil, "", "", fmt.Errorf("%s: %w", arg, config.ErrNoConfig)
-		}
-		return t.Schema.JSON(), t.APIVersion, t.Kind, nil
-	}
-	art, err := g.consumeArg(cmd.Context(), a, vf)
-	if err != nil {
-		return nil, "", "", err
-	}
-	loaded, err := art.Load(cmd.Context())
-	if err != nil {
-		return nil, "", "", err
-	}
-	c := loaded.Addon.Spec.Config
-	if c == nil || loaded.Schema == nil {
-		return nil, "", "", fmt.Errorf("%s: %w", loaded.Ref, config.ErrNoConfig)
-	}
-	return loaded.Schema, c.APIVersion, c.Kind, nil
+	schema, apiVersion, kind, err := c.Schema(cmd.Context(), arg)
+	return schema, apiVersion, kind, usage(err)
 }

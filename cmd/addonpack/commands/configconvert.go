@@ -9,9 +9,9 @@ import (
 
 	"github.com/addonpack/addonpack/pkg/archive"
 	"github.com/addonpack/addonpack/pkg/config"
+	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/convert"
-	"github.com/addonpack/addonpack/pkg/deliver"
-	"github.com/addonpack/addonpack/pkg/locate"
+	"github.com/addonpack/addonpack/pkg/semver"
 	"github.com/addonpack/addonpack/pkg/spec"
 	"github.com/addonpack/addonpack/pkg/upgrade"
 )
@@ -137,26 +137,12 @@ registry reference only the manifest and config blob are fetched.`,
 // from the config blob for an artifact (no content download), or from a
 // source directory.
 func (g *globals) configAddon(cmd *cobra.Command, arg string, vf *verifyFlags) (*spec.Addon, string, error) {
-	a, err := g.locate(arg)
+	c, err := g.consumerFor(cmd.Context(), vf, arg)
 	if err != nil {
 		return nil, "", err
 	}
-	if a.Kind == locate.SourceDir {
-		p, err := deliver.OpenDir(a.Path, archive.DefaultLimits())
-		if err != nil {
-			return nil, "", err
-		}
-		return p.Addon, arg, nil
-	}
-	art, err := g.consumeArg(cmd.Context(), a, vf)
-	if err != nil {
-		return nil, "", err
-	}
-	loaded, err := art.Load(cmd.Context())
-	if err != nil {
-		return nil, "", err
-	}
-	return loaded.Addon, loaded.Ref, nil
+	a, name, err := c.Addon(cmd.Context(), arg)
+	return a, name, usage(err)
 }
 
 // newConfigCheckUpgrade is `config check-upgrade`, the publisher's gate.
@@ -211,14 +197,14 @@ release ("no previous release: …", exit 0): no user's config can break. Every 
 					return err
 				}
 			}
-			next, err := deliver.OpenDir(args[1], archive.DefaultLimits())
+			next, err := consume.OpenDir(args[1], archive.DefaultLimits())
 			if err != nil {
 				return err
 			}
 			if none != "" {
 				return printUpgradeReport(g, f, upgrade.FirstRelease(none), args[1], nil)
 			}
-			prev, err := g.open(ctx, prevArg, &vf)
+			prev, err := g.open(ctx, prevArg, &vf, semver.Version{})
 			if err != nil {
 				return err
 			}

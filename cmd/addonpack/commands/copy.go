@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,8 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/addonpack/addonpack/pkg/deliver"
-	"github.com/addonpack/addonpack/pkg/locate"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/relocate"
 )
@@ -203,40 +200,6 @@ unless DST names a tag.`,
 	fl.IntVar(&maxReferrers, "max-referrers", 0, fmt.Sprintf("most referrers to copy per manifest; more fails (default %d)", relocate.DefaultMaxReferrers))
 	addFormat(cmd, &f, true)
 	return cmd
-}
-
-// relocated applies the relocation record that 'copy --images' stored for
-// the rendered artifact (a registry reference) to rendered YAML: each
-// relocated image becomes NEWNAME@DIGEST. Without a record for ARG's
-// registry, rendered is returned unchanged.
-func (g *globals) relocated(ctx context.Context, arg string, p *deliver.Package, allowTags bool) error {
-	if p.Loaded == nil || g.offline {
-		return nil
-	}
-	a, err := g.locate(arg)
-	if err != nil || a.Kind != locate.Reference {
-		return err
-	}
-	ref := a.Ref
-	c, err := g.client()
-	if err != nil {
-		return err
-	}
-	rec, err := relocate.LoadRecord(ctx, c, ref, p.Loaded.Descriptor)
-	if err != nil || rec == nil {
-		return err
-	}
-	// The record is unsigned: apply only what matches the verified add-on.
-	kept, dropped := rec.Trusted(p.Addon.Spec.Images, allowTags)
-	for _, name := range dropped {
-		fmt.Fprintf(g.streams.Err, "Warning: ignoring the relocation of %s: it does not match an image the signed add-on pins by digest (--trust-relocated-tags applies relocations of tag-only images)\n", name)
-	}
-	if len(kept.Images) == 0 {
-		return nil
-	}
-	fmt.Fprintf(g.streams.Err, "%d image(s) relocated beside %s (addonpack copy --images)\n", len(kept.Images), ref.Repo())
-	p.Images = kept.KustomizeImages()
-	return nil
 }
 
 // trustedRootCarryFlags checks where --carry-trusted-root and

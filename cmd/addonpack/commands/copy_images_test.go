@@ -14,7 +14,9 @@ import (
 	"oras.land/oras-go/v2/content/memory"
 
 	"github.com/addonpack/addonpack/internal/realregistry"
+	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/semver"
 	"github.com/addonpack/addonpack/testregistry"
 )
 
@@ -75,19 +77,26 @@ func TestCopyImagesAndRender(t *testing.T) {
 	var errb bytes.Buffer
 	g := &globals{streams: Streams{Out: &bytes.Buffer{}, Err: &errb}, getenv: func(string) string { return "" }, noCache: true}
 	arg := dstHost + "/mirror/hello:0.1.0"
-	p, err := g.open(ctx, arg, &verifyFlags{skip: true})
-	if err != nil {
-		t.Fatal(err)
+	open := func(arg string, trustTags bool) *deliver.Package {
+		t.Helper()
+		c, err := g.consumer(ctx, &verifyFlags{skip: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Relocated, c.TrustRelocatedTags = true, trustTags
+		p, err := c.Package(ctx, arg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { p.Close() })
+		return p
 	}
-	defer p.Close()
 	// The add-on names its image by tag only: the unsigned record is not
 	// applied unless the user opts in.
-	if err := g.relocated(ctx, arg, p, false); err != nil || p.Images != nil || !strings.Contains(errb.String(), "ignoring the relocation") {
-		t.Fatalf("a tag-only relocation applied without opt-in: %v %v", p.Images, err)
+	if p := open(arg, false); p.Images != nil || !strings.Contains(errb.String(), "ignoring the relocation") {
+		t.Fatalf("a tag-only relocation applied without opt-in: %v", p.Images)
 	}
-	if err := g.relocated(ctx, arg, p, true); err != nil {
-		t.Fatal(err)
-	}
+	p := open(arg, true)
 	rendered, err := p.Render(ctx, nil, "")
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +110,7 @@ func TestCopyImagesAndRender(t *testing.T) {
 	if _, err := p.WriteKustomize(ctx, nil, "", kdir, false); err != nil {
 		t.Fatal(err)
 	}
-	local, err := g.open(ctx, kdir, &verifyFlags{skip: true})
+	local, err := g.open(ctx, kdir, &verifyFlags{skip: true}, semver.Version{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,12 +118,7 @@ func TestCopyImagesAndRender(t *testing.T) {
 		t.Fatalf("kustomize directory of the copy lacks %q (%v)", want, err)
 	}
 	// At the source there is no record: nothing changes.
-	ps, err := g.open(ctx, srcHost+"/addons/hello:0.1.0", &verifyFlags{skip: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ps.Close()
-	if err := g.relocated(ctx, srcHost+"/addons/hello:0.1.0", ps, true); err != nil || ps.Images != nil {
-		t.Fatalf("a record was found at the source: %v %v", ps.Images, err)
+	if ps := open(srcHost+"/addons/hello:0.1.0", true); ps.Images != nil {
+		t.Fatalf("a record was found at the source: %v", ps.Images)
 	}
 }

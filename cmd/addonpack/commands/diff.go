@@ -122,12 +122,11 @@ type diffSide struct {
 // renderOne renders one side of a diff; it returns the name of what was
 // rendered too (the pinned reference, or the layout or directory).
 func (g *globals) renderOne(ctx context.Context, arg string, values []byte, name string, kube semver.Version, vf *verifyFlags) (deliver.Rendering, string, error) {
-	p, err := g.open(ctx, arg, vf)
+	p, err := g.open(ctx, arg, vf, kube)
 	if err != nil {
 		return deliver.Rendering{}, "", err
 	}
 	defer p.Close()
-	p.KubeVersion = kube
 	r, err := p.RenderConverted(ctx, values, name)
 	return r, p.Name, err
 }

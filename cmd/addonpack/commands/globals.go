@@ -13,13 +13,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/addonpack/addonpack/pkg/archive"
-	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/cache"
 	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/deliver"
-	"github.com/addonpack/addonpack/pkg/locate"
 	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/semver"
 )
 
 // globals are the flags every command shares: how to reach registries, and
@@ -116,72 +114,79 @@ func (g *globals) rootCAs() (*x509.CertPool, error) {
 	return pool, nil
 }
 
-// reference parses a registry reference argument (locate's rule: one
+// reference parses a registry reference argument (consume's rule: one
 // written as a path, or without a registry part, is a usage error).
 func (g *globals) reference(s string) (registry.Reference, error) {
-	ref, err := locate.ParseReference(s)
+	ref, err := consume.ParseReference(s)
 	if err != nil {
 		return registry.Reference{}, usageError{err}
 	}
 	return ref, nil
 }
 
-// locate classifies ARG by locate's rule: a path when written as one, else
-// a registry reference.
-func (g *globals) locate(arg string) (locate.Arg, error) {
-	a, err := locate.Parse(arg)
-	if errors.Is(err, registry.ErrInvalidReference) {
-		return a, usageError{err}
-	}
-	return a, err
-}
-
-// source opens an artifact source, unverified (inspect): an OCI layout
-// when ARG is written as a path, else a registry reference with the cache
-// in front.
-func (g *globals) source(ctx context.Context, arg string) (artifact.Source, error) {
-	a, err := g.locate(arg)
-	if err != nil {
+// consumer builds the consumer the global and trust flags describe: the
+// registry client, the cache and the policy (none with
+// --insecure-skip-verify; vf nil reads unverified, as inspect does).
+func (g *globals) consumer(ctx context.Context, vf *verifyFlags) (*consume.Consumer, error) {
+	c := g.localConsumer(vf)
+	var err error
+	if c.Client, err = g.client(); err != nil {
 		return nil, err
 	}
-	var o consume.Options
-	switch a.Kind {
-	case locate.SourceDir:
-		return nil, fmt.Errorf("%s is an add-on source directory: build it (addonpack build %s -o LAYOUT) or push it first: %w", arg, arg, locate.ErrNotUsable)
-	case locate.Reference:
-		if o, err = g.registryOptions(); err != nil {
+	if c.Cache, err = g.cache(); err != nil {
+		return nil, err
+	}
+	c.Offline = g.offline
+	if vf != nil {
+		if c.Policy, err = vf.policy(ctx, g); err != nil {
 			return nil, err
 		}
 	}
-	return consume.Source(ctx, a, o)
+	return c, nil
 }
 
-// registryOptions are the consumer options the global flags give for a
-// registry reference: the client, the cache and --offline.
-func (g *globals) registryOptions() (consume.Options, error) {
-	c, err := g.client()
-	if err != nil {
-		return consume.Options{}, err
+// consumerFor is consumer for one argument, checked first: for a path — a source
+// directory is the user's own, a layout carries no signatures (it takes
+// --insecure-skip-verify) — neither registry flags nor trust are read.
+func (g *globals) consumerFor(ctx context.Context, vf *verifyFlags, arg string) (*consume.Consumer, error) {
+	if _, err := consume.ParseArg(arg); err != nil {
+		return nil, usage(err) // what is wrong with arg comes first
 	}
-	ch, err := g.cache()
-	if err != nil {
-		return consume.Options{}, err
+	if consume.IsPath(arg) {
+		return g.localConsumer(vf), nil
 	}
-	return consume.Options{Client: c, Cache: ch, Offline: g.offline}, nil
+	return g.consumer(ctx, vf)
 }
 
-// consumeOptions maps the global and trust flags to the consumer options
-// for a registry reference.
-func (g *globals) consumeOptions(ctx context.Context, vf *verifyFlags) (consume.Options, error) {
-	o, err := g.registryOptions()
+// localConsumer is a consumer of local paths only.
+func (g *globals) localConsumer(vf *verifyFlags) *consume.Consumer {
+	c := consume.New(consume.Options{Warnings: g.streams.Err})
+	if vf != nil {
+		c.InsecureSkipVerify, c.Name = vf.skip, vf.name
+	}
+	return c
+}
+
+// open opens arg as a package to configure and render (consume's Package)
+// through the consumer the flags describe, for Kubernetes version kube.
+func (g *globals) open(ctx context.Context, arg string, vf *verifyFlags, kube semver.Version) (*deliver.Package, error) {
+	c, err := g.consumerFor(ctx, vf, arg)
 	if err != nil {
-		return o, err
+		return nil, err
 	}
-	if o.Policy, err = vf.policy(ctx, g); err != nil {
-		return o, err
+	c.KubeVersion = kube
+	p, err := c.Package(ctx, arg)
+	return p, usage(err)
+}
+
+// usage marks the consumer's errors about the command line itself — a
+// reference that does not parse, a layout given without
+// --insecure-skip-verify — as usage errors.
+func usage(err error) error {
+	if errors.Is(err, registry.ErrInvalidReference) || errors.Is(err, consume.ErrUnverifiable) {
+		return usageError{err}
 	}
-	o.InsecureSkipVerify, o.Warnings, o.Name = vf.skip, g.streams.Err, vf.name
-	return o, nil
+	return err
 }
 
 // cache opens the cache, or returns nil to run without one: with --no-cache,
@@ -231,57 +236,4 @@ func (g *globals) openCache() (*cache.Cache, error) {
 		rand.Read(key)
 	}
 	return ch.WithRecordKey(key), nil
-}
-
-// consume opens ARG — an OCI layout or a registry reference — for a
-// consumer verb: its digest is checked under the trust flags before any
-// content is read (pkg/consume).
-func (g *globals) consume(ctx context.Context, arg string, vf *verifyFlags) (*consume.Artifact, error) {
-	a, err := g.locate(arg)
-	if err != nil {
-		return nil, err
-	}
-	return g.consumeArg(ctx, a, vf)
-}
-
-// consumeArg is consume for an argument already located. A layout carries
-// no signatures: it takes --insecure-skip-verify, and no registry flags.
-func (g *globals) consumeArg(ctx context.Context, a locate.Arg, vf *verifyFlags) (*consume.Artifact, error) {
-	o := consume.Options{InsecureSkipVerify: vf.skip, Warnings: g.streams.Err}
-	if a.Kind == locate.Reference {
-		var err error
-		if o, err = g.consumeOptions(ctx, vf); err != nil {
-			return nil, err
-		}
-	}
-	art, err := consume.Open(ctx, a, o)
-	if errors.Is(err, consume.ErrUnverifiable) {
-		return nil, usageError{err}
-	}
-	return art, err
-}
-
-// open opens ARG as a package to configure and render: an add-on source
-// directory (holding addon.yaml, the user's own files: not verified), or an
-// artifact fetched by digest after verification.
-func (g *globals) open(ctx context.Context, arg string, vf *verifyFlags) (*deliver.Package, error) {
-	a, err := g.locate(arg)
-	if err != nil {
-		return nil, err
-	}
-	var p *deliver.Package
-	if a.Kind == locate.SourceDir {
-		p, err = deliver.OpenDir(a.Path, archive.DefaultLimits())
-	} else {
-		art, cerr := g.consumeArg(ctx, a, vf)
-		if cerr != nil {
-			return nil, cerr
-		}
-		p, err = deliver.Fetch(ctx, art.Source, art.PullOptions())
-	}
-	if err != nil {
-		return nil, err
-	}
-	p.Log = g.streams.Err
-	return p, nil
 }

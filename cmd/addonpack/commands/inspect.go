@@ -10,7 +10,7 @@ import (
 
 	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/config"
-	"github.com/addonpack/addonpack/pkg/locate"
+	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/sbom"
 	"github.com/addonpack/addonpack/pkg/schema"
 	"github.com/addonpack/addonpack/pkg/verify"
@@ -72,11 +72,15 @@ once to a digest and inspected as REPO:TAG@DIGEST ("resolved …" on stderr).`,
 			if err != nil {
 				return err
 			}
-			src, err := g.source(ctx, arg)
+			c, err := g.consumerFor(ctx, nil, arg)
 			if err != nil {
 				return err
 			}
-			loaded, err := artifact.Load(ctx, src)
+			src, err := c.Source(ctx, arg)
+			if err != nil {
+				return err
+			}
+			loaded, err := consume.Load(ctx, src, consume.PullOptions{})
 			if err != nil {
 				return err
 			}
@@ -90,8 +94,8 @@ once to a digest and inspected as REPO:TAG@DIGEST ("resolved …" on stderr).`,
 				}
 				out.Profiles = ps
 			}
-			a, _ := g.locate(arg)
-			if a.Kind != locate.Reference {
+			a, _ := consume.ParseArg(arg)
+			if a.Kind != consume.KindReference {
 				if len(keyRefs) > 0 || signatures {
 					return usageError{fmt.Errorf("--key, --signatures: %s is a layout; signatures and attestations live in a registry", arg)}
 				}
@@ -109,11 +113,7 @@ once to a digest and inspected as REPO:TAG@DIGEST ("resolved …" on stderr).`,
 					return err
 				}
 			}
-			c, err := g.client()
-			if err != nil {
-				return err
-			}
-			t := verify.Target{Client: c, Ref: a.Ref}
+			t := verify.Target{Client: c.Client, Ref: a.Ref}
 			if !signatures {
 				out.SBOM, err = sbom.Inspect(ctx, t, loaded.Descriptor, p)
 			} else if out.Signatures, err = verify.Describe(ctx, t, loaded.Descriptor, verify.Limits{}); err == nil {

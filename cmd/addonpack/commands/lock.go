@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/stack"
 )
 
@@ -70,7 +71,11 @@ stack file's policy is used.`,
 				l, err = stack.CheckLock(cmd.Context(), c, st)
 			} else {
 				vf.defaultPolicy(st.Dir(), st.Policy)
-				reg := stack.Remote{Tags: c, Loader: stackConsumer{g: g, vf: &vf}}
+				var loader *consume.Consumer
+				if loader, err = g.consumer(cmd.Context(), &vf); err != nil {
+					return err
+				}
+				reg := stack.Remote{Tags: c, Loader: loader}
 				if update {
 					l, err = stack.UpdateLock(cmd.Context(), reg, st, names, opts)
 				} else {

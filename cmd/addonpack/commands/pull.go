@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/addonpack/addonpack/pkg/pull"
+	"github.com/addonpack/addonpack/pkg/consume"
 )
 
 func newPull(g *globals) *cobra.Command {
@@ -67,12 +67,16 @@ DIR/order.txt: the add-ons in install order, dependencies first. DIR is written 
 			if err != nil {
 				return err
 			}
-			art, err := g.consume(cmd.Context(), arg, &vf)
+			c, err := g.consumerFor(cmd.Context(), &vf, arg)
 			if err != nil {
 				return err
 			}
+			art, err := c.Artifact(cmd.Context(), arg)
+			if err != nil {
+				return usage(err)
+			}
 			done := g.progress.activity("Pulling " + args[0])
-			res, err := art.Pull(cmd.Context(), dir, pull.Options{Limits: &limits, Force: force})
+			res, err := art.Pull(cmd.Context(), dir, consume.PullOptions{Limits: &limits, Force: force})
 			done(err)
 			if err != nil {
 				return err

@@ -6,10 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/config"
 	"github.com/addonpack/addonpack/pkg/deliver"
-	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/semver"
 )
 
@@ -97,16 +95,17 @@ Application a sync wave per level.
 			if err != nil {
 				return err
 			}
-			p, err := g.open(ctx, arg, &vf)
+			c, err := g.consumerFor(ctx, &vf, arg)
 			if err != nil {
 				return err
 			}
-			defer p.Close()
-			p.KubeVersion = kube
 			// A copy made with 'addonpack copy --images' uses its relocated images.
-			if err := g.relocated(ctx, arg, p, trustTags); err != nil {
-				return err
+			c.KubeVersion, c.Relocated, c.TrustRelocatedTags = kube, true, trustTags
+			p, err := c.Package(ctx, arg)
+			if err != nil {
+				return usage(err)
 			}
+			defer p.Close()
 			switch format {
 			case "kustomize":
 				if out == "" || out == "-" {
@@ -163,53 +162,40 @@ func (g *globals) renderFor(cmd *cobra.Command, arg, tool, values, keyFile strin
 	if err != nil {
 		return err
 	}
-	art, err := g.consume(ctx, arg, vf)
+	if err := deliver.CheckTool(tool); err != nil {
+		return usageError{err}
+	}
+	data, name, err := g.readValues(values)
 	if err != nil {
 		return err
 	}
-	var loaded *artifact.Loaded
-	if values == "" && kube.IsZero() {
-		if loaded, err = art.Load(ctx); err != nil {
-			return err
-		}
+	if gitops.PublicKey, err = readPublicKey(keyFile); err != nil {
+		return err
 	}
-	if loaded == nil || deliver.HasProfiles(loaded.Addon) {
-		data, name, err := g.readValues(values)
-		if err != nil {
-			return err
-		}
-		p, err := deliver.Fetch(ctx, art.Source, art.PullOptions())
-		if err != nil {
-			return err
-		}
-		defer p.Close()
-		p.KubeVersion = kube
-		if gitops.Edits, err = p.GitOpsEdits(ctx, data, name); err != nil {
-			return err
-		}
-		loaded = p.Loaded
-	}
-	gitops.Ref, gitops.Addon = ref.WithDigest(loaded.Descriptor.Digest), loaded.Addon
-	gitops.PlainHTTP = g.plainHTTP || registry.IsLoopback(ref.Registry)
-	if keyFile != "" {
-		if gitops.PublicKey, err = os.ReadFile(keyFile); err != nil {
-			return fmt.Errorf("--public-key: %w", err)
-		}
-	}
-	var out []byte
-	switch tool {
-	case "flux":
-		out, err = deliver.Flux(gitops)
-	case "argocd":
-		out, err = deliver.ArgoCD(gitops)
-	default:
-		return usageError{fmt.Errorf("--for %q: want flux or argocd", tool)}
-	}
+	c, err := g.consumerFor(ctx, vf, arg)
 	if err != nil {
 		return err
+	}
+	c.KubeVersion = kube
+	gitops.PlainHTTP = g.plainHTTP
+	out, err := c.GitOps(ctx, ref, "", data, name, tool, gitops)
+	if err != nil {
+		return usage(err)
 	}
 	_, err = g.streams.Out.Write(out)
 	return err
+}
+
+// readPublicKey reads --public-key ("" : none).
+func readPublicKey(file string) ([]byte, error) {
+	if file == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("--public-key: %w", err)
+	}
+	return b, nil
 }
 
 // kubeVersion reads --kube-version ("" : none).

@@ -25,12 +25,14 @@ func (g *globals) renderStack(cmd *cobra.Command, file, format, out string, forc
 	if err != nil {
 		return err
 	}
-	c := stackConsumer{g: g, vf: vf, kube: kube}
+	c, err := g.consumer(cmd.Context(), vf)
+	if err != nil {
+		return err
+	}
+	c.KubeVersion = kube
 	if tool != "" {
-		if keyFile != "" {
-			if gitops.PublicKey, err = os.ReadFile(keyFile); err != nil {
-				return fmt.Errorf("--public-key: %w", err)
-			}
+		if gitops.PublicKey, err = readPublicKey(keyFile); err != nil {
+			return err
 		}
 		gitops.PlainHTTP = g.plainHTTP
 		b, err := stack.GitOps(ctx, c, steps, tool, gitops)
@@ -70,7 +72,11 @@ func (g *globals) pullStack(cmd *cobra.Command, file, dir string, force bool, vf
 	if err != nil {
 		return err
 	}
-	if err := stack.Pull(cmd.Context(), stackConsumer{g: g, vf: vf}, steps, dir, force); err != nil {
+	c, err := g.consumer(cmd.Context(), vf)
+	if err != nil {
+		return err
+	}
+	if err := stack.Pull(cmd.Context(), c, steps, dir, force); err != nil {
 		return err
 	}
 	for _, s := range steps {

@@ -45,10 +45,11 @@ hour are answered from the verified-digest cache (--no-cache to check them all a
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			o, err := g.consumeOptions(ctx, &vf)
+			c, err := g.consumer(ctx, &vf)
 			if err != nil {
 				return err
 			}
+			o := c.Options
 			if len(args) > 1 {
 				return g.verifyMany(ctx, args, o, f)
 			}

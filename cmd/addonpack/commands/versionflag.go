@@ -7,10 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/addonpack/addonpack/pkg/locate"
+	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/semver"
-	"github.com/addonpack/addonpack/pkg/versions"
 )
 
 // versionHelp is the paragraph of --version in each verb's long help.
@@ -21,7 +20,7 @@ that digest, and refused unless the signed add-on's version is the tag's.`
 
 // versionFlag is --version RANGE of the single-add-on consumer verbs: REF
 // names a repository without a tag, and the highest version the range
-// matches is resolved once to a digest (versions.Pin) and used as
+// matches is resolved once to a digest (semver.Pin) and used as
 // REPO:TAG@DIGEST, so the usual consumer path verifies it, fetches by the
 // digest and binds the signed version to the tag (specs/stack.md 2.5).
 type versionFlag struct{ text string }
@@ -41,11 +40,11 @@ func (v *versionFlag) pin(ctx context.Context, g *globals, arg string) (string, 
 	if err != nil {
 		return "", err
 	}
-	res, err := versions.Pin(ctx, c, repo, r, versions.Options{})
+	res, err := semver.Pin(ctx, c, repo, r, semver.RepoOptions{})
 	if err != nil {
 		return "", err
 	}
-	versions.Announce(g.streams.Err, res)
+	semver.Announce(g.streams.Err, res)
 	return res.Ref.String(), nil
 }
 
@@ -60,10 +59,10 @@ func (v *versionFlag) pinOrNone(ctx context.Context, g *globals, arg string) (re
 	if err != nil {
 		return "", "", err
 	}
-	if err := versions.CheckRepository(repo, r); err != nil {
+	if err := semver.CheckRepository(repo, r); err != nil {
 		return "", "", err // before Resolve, which ignores a tag: no first release for a bad line
 	}
-	if _, err := versions.Resolve(ctx, c, repo, r, versions.Options{}); errors.Is(err, semver.ErrNoMatch) || errors.Is(err, registry.ErrNotFound) {
+	if _, err := semver.ResolveRepository(ctx, c, repo, r, semver.RepoOptions{}); errors.Is(err, semver.ErrNoMatch) || errors.Is(err, registry.ErrNotFound) {
 		return "", err.Error(), nil
 	}
 	ref, err = v.pin(ctx, g, arg)
@@ -80,7 +79,7 @@ func (v *versionFlag) target(g *globals, arg string) (registry.Reference, semver
 	if err != nil {
 		return registry.Reference{}, semver.Range{}, nil, usageError{fmt.Errorf("--version: %w", err)}
 	}
-	if locate.IsPath(arg) {
+	if consume.IsPath(arg) {
 		return registry.Reference{}, semver.Range{}, nil, usageError{fmt.Errorf("--version: %s is a path: a version range picks a tag of a registry repository", arg)}
 	}
 	repo, err := g.reference(arg)
@@ -104,7 +103,7 @@ func (v *versionFlag) pinRepositories(ctx context.Context, g *globals, args []st
 	out := append([]string(nil), args...)
 	pinned := 0
 	for i, arg := range args {
-		if locate.IsPath(arg) {
+		if consume.IsPath(arg) {
 			continue
 		}
 		if ref, err := g.reference(arg); err != nil || ref.Tag != "" || ref.Digest != "" {

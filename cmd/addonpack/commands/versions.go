@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/addonpack/addonpack/pkg/semver"
-	"github.com/addonpack/addonpack/pkg/versions"
 )
 
 func newVersions(g *globals) *cobra.Command {
@@ -34,7 +33,7 @@ of the same MAJOR.MINOR.PATCH.`,
 			if repo.Tag != "" || repo.Digest != "" {
 				return usageError{fmt.Errorf("%s: give a repository without a tag or digest", args[0])}
 			}
-			var opts versions.Options
+			var opts semver.RepoOptions
 			if rng != "" {
 				r, err := semver.ParseRange(rng)
 				if err != nil {
@@ -46,11 +45,11 @@ of the same MAJOR.MINOR.PATCH.`,
 			if err != nil {
 				return err
 			}
-			list, err := versions.List(cmd.Context(), c, repo, opts)
+			list, err := semver.ListRepository(cmd.Context(), c, repo, opts)
 			if err != nil {
 				return err
 			}
-			versions.WarnIgnored(g.streams.Err, list.Repository, list.Ignored)
+			semver.WarnIgnored(g.streams.Err, list.Repository, list.Ignored)
 			return f.print(g.streams.Out, list, func(w io.Writer) error {
 				for _, v := range list.Versions {
 					if _, err := fmt.Fprintln(w, v.Tag); err != nil {

@@ -1,4 +1,4 @@
-package pull
+package atomicfile
 
 import (
 	"os"
@@ -12,9 +12,9 @@ import (
 func TestSweepStale(t *testing.T) {
 	parent := t.TempDir()
 	target := filepath.Join(parent, "out")
-	stage := func() *staging {
+	stage := func() *Dir {
 		t.Helper()
-		s, err := newStaging(target)
+		s, err := NewDir(target)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -23,7 +23,7 @@ func TestSweepStale(t *testing.T) {
 	killed := stage()
 	killed.lock.Close() // what the kernel does when the process dies
 	live := stage()
-	defer live.cleanup()
+	defer live.Cleanup()
 	kept := stage()
 	markKept(kept.root)
 	kept.lock.Close()
@@ -41,7 +41,7 @@ func TestSweepStale(t *testing.T) {
 	}
 
 	next := stage()
-	defer next.cleanup()
+	defer next.Cleanup()
 	exists := func(d string) bool { _, err := os.Lstat(d); return err == nil }
 	if exists(killed.root) {
 		t.Errorf("the killed pull's staging directory %s is still there", killed.root)

@@ -1,4 +1,4 @@
-package versions_test
+package semver_test
 
 import (
 	"context"
@@ -16,7 +16,6 @@ import (
 
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/semver"
-	"github.com/addonpack/addonpack/pkg/versions"
 )
 
 // tagList is a Lister over a fixed list.
@@ -48,7 +47,7 @@ func TestResolve(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := versions.Resolve(t.Context(), tags, repo, r, versions.Options{Lowest: tt.lowest})
+		got, err := semver.ResolveRepository(t.Context(), tags, repo, r, semver.RepoOptions{Lowest: tt.lowest})
 		if tt.err != nil {
 			if !errors.Is(err, tt.err) || !strings.HasPrefix(err.Error(), "registry.example/addons/cert-manager: ") {
 				t.Errorf("%s: err = %v, want %v naming the repository", tt.rng, err, tt.err)
@@ -63,7 +62,7 @@ func TestResolve(t *testing.T) {
 
 func TestListFailsWithTheLister(t *testing.T) {
 	boom := fmt.Errorf("tags of x: %w", registry.ErrTooLarge)
-	_, err := versions.List(t.Context(), failing{boom}, repo, versions.Options{})
+	_, err := semver.ListRepository(t.Context(), failing{boom}, repo, semver.RepoOptions{})
 	if !errors.Is(err, registry.ErrTooLarge) {
 		t.Fatalf("err = %v", err)
 	}
@@ -77,7 +76,7 @@ func (f failing) Tags(context.Context, registry.Reference, registry.TagLimits) (
 
 func ExampleList() {
 	r, _ := semver.ParseRange("^1.14.0")
-	list, _ := versions.List(context.Background(), tagList{"1.13.0", "1.15.3", "latest", "1.14.0"}, repo, versions.Options{Range: &r})
+	list, _ := semver.ListRepository(context.Background(), tagList{"1.13.0", "1.15.3", "latest", "1.14.0"}, repo, semver.RepoOptions{Range: &r})
 	for _, v := range list.Versions {
 		fmt.Println(v.Tag)
 	}
@@ -109,7 +108,7 @@ func TestPin(t *testing.T) {
 		"v1.16.0":       digest.FromString("v1.16.0"),
 	}
 	r, _ := semver.ParseRange(">=1.14.0, <2.0.0")
-	got, err := versions.Pin(t.Context(), c, repo, r, versions.Options{})
+	got, err := semver.Pin(t.Context(), c, repo, r, semver.RepoOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +117,7 @@ func TestPin(t *testing.T) {
 		t.Fatalf("Pin = %v %v %v, want %s", got.Ref, got.Version, got.Ignored, want)
 	}
 	var b strings.Builder
-	versions.Announce(&b, got)
+	semver.Announce(&b, got)
 	if b.String() != "Warning: registry.example/addons/cert-manager: ignoring tag v1.16.0: not a strict semantic version (write 1.16.0)\nresolved "+want+"\n" {
 		t.Fatalf("Announce:\n%s", b.String())
 	}
@@ -128,21 +127,21 @@ func TestPin(t *testing.T) {
 		{Registry: repo.Registry, Repository: repo.Repository, Tag: "1.14.0"},
 		repo.WithDigest(digest.FromString("1.14.0")),
 	} {
-		_, err := versions.Pin(t.Context(), c, ref, r, versions.Options{})
-		if !errors.Is(err, versions.ErrNotRepository) || !errors.Is(err, errdef.ErrInvalidArgument) || !strings.Contains(err.Error(), ref.String()) {
+		_, err := semver.Pin(t.Context(), c, ref, r, semver.RepoOptions{})
+		if !errors.Is(err, semver.ErrNotRepository) || !errors.Is(err, errdef.ErrInvalidArgument) || !strings.Contains(err.Error(), ref.String()) {
 			t.Errorf("Pin(%s) err = %v, want ErrNotRepository naming it", ref, err)
 		}
 	}
 
 	// No match: the range and what there is.
 	none, _ := semver.ParseRange(">=3.0.0")
-	_, err = versions.Pin(t.Context(), c, repo, none, versions.Options{})
+	_, err = semver.Pin(t.Context(), c, repo, none, semver.RepoOptions{})
 	if !errors.Is(err, semver.ErrNoMatch) || !strings.Contains(err.Error(), `">=3.0.0"`) || !strings.Contains(err.Error(), "available: 2.0.0-alpha.1, 1.15.3, 1.14.0") {
 		t.Fatalf("no match: %v", err)
 	}
 
 	// The chosen tag is gone when it is resolved: the error says which.
-	_, err = versions.Pin(t.Context(), vanishing{c}, repo, r, versions.Options{})
+	_, err = semver.Pin(t.Context(), vanishing{c}, repo, r, semver.RepoOptions{})
 	if !errors.Is(err, registry.ErrNotFound) || !strings.Contains(err.Error(), "cert-manager:1.15.3") {
 		t.Fatalf("vanished tag: %v", err)
 	}

@@ -1,4 +1,4 @@
-package locate
+package consume
 
 import (
 	"errors"
@@ -32,11 +32,11 @@ func TestParseReferences(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			a, err := Parse(tt.in)
+			a, err := ParseArg(tt.in)
 			if tt.registry == "" {
 				if IsPath(tt.in) {
 					if err == nil || !errors.Is(err, fs.ErrNotExist) {
-						t.Fatalf("Parse(%q) = %+v, %v; want not found", tt.in, a, err)
+						t.Fatalf("ParseArg(%q) = %+v, %v; want not found", tt.in, a, err)
 					}
 					if _, err := ParseReference(tt.in); !errors.Is(err, registry.ErrInvalidReference) {
 						t.Fatalf("ParseReference(%q): %v, want ErrInvalidReference", tt.in, err)
@@ -44,12 +44,12 @@ func TestParseReferences(t *testing.T) {
 					return
 				}
 				if !errors.Is(err, registry.ErrInvalidReference) || !strings.Contains(err.Error(), tt.in) {
-					t.Fatalf("Parse(%q) = %+v, %v; want ErrInvalidReference naming it", tt.in, a, err)
+					t.Fatalf("ParseArg(%q) = %+v, %v; want ErrInvalidReference naming it", tt.in, a, err)
 				}
 				return
 			}
-			if err != nil || a.Kind != Reference || a.Ref.Registry != tt.registry {
-				t.Fatalf("Parse(%q) = %+v, %v; want a reference to %s", tt.in, a, err, tt.registry)
+			if err != nil || a.Kind != KindReference || a.Ref.Registry != tt.registry {
+				t.Fatalf("ParseArg(%q) = %+v, %v; want a reference to %s", tt.in, a, err, tt.registry)
 			}
 		})
 	}
@@ -64,12 +64,12 @@ func TestReferenceWinsOverDirectory(t *testing.T) {
 			t.Fatal(err)
 		}
 		os.WriteFile(filepath.Join(ref, "addon.yaml"), []byte("x"), 0o644)
-		a, err := Parse(ref)
-		if err != nil || a.Kind != Reference {
-			t.Fatalf("Parse(%q) = %+v, %v; want the reference", ref, a, err)
+		a, err := ParseArg(ref)
+		if err != nil || a.Kind != KindReference {
+			t.Fatalf("ParseArg(%q) = %+v, %v; want the reference", ref, a, err)
 		}
-		if a, err := Parse("./" + ref); err != nil || a.Kind != SourceDir {
-			t.Fatalf("Parse(./%s) = %+v, %v; want the directory", ref, a, err)
+		if a, err := ParseArg("./" + ref); err != nil || a.Kind != KindSourceDir {
+			t.Fatalf("ParseArg(./%s) = %+v, %v; want the directory", ref, a, err)
 		}
 	}
 }
@@ -94,11 +94,11 @@ func TestParsePaths(t *testing.T) {
 		layout string
 		err    error
 	}{
-		{src, SourceDir, "", nil},
-		{lay, LayoutDir, lay, nil},
-		{lay + ":0.1.0", LayoutDir, lay + ":0.1.0", nil},
-		{tarball, Tarball, tarball, nil},
-		{tarball + ":0.1.0", Tarball, tarball + ":0.1.0", nil},
+		{src, KindSourceDir, "", nil},
+		{lay, KindLayoutDir, lay, nil},
+		{lay + ":0.1.0", KindLayoutDir, lay + ":0.1.0", nil},
+		{tarball, KindTarball, tarball, nil},
+		{tarball + ":0.1.0", KindTarball, tarball + ":0.1.0", nil},
 		{empty, 0, "", ErrNotUsable},
 		{src + ":0.1.0", 0, "", ErrNotUsable},
 		{filepath.Join(dir, "dev"), 0, "", ErrNotUsable},
@@ -107,15 +107,15 @@ func TestParsePaths(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.in), func(t *testing.T) {
-			a, err := Parse(tt.in)
+			a, err := ParseArg(tt.in)
 			if tt.err != nil {
 				if !errors.Is(err, tt.err) || !strings.Contains(err.Error(), tt.in) {
-					t.Fatalf("Parse(%q) = %+v, %v; want %v naming the path", tt.in, a, err, tt.err)
+					t.Fatalf("ParseArg(%q) = %+v, %v; want %v naming the path", tt.in, a, err, tt.err)
 				}
 				return
 			}
 			if err != nil || a.Kind != tt.kind || a.Layout != tt.layout {
-				t.Fatalf("Parse(%q) = %+v, %v; want %v %q", tt.in, a, err, tt.kind, tt.layout)
+				t.Fatalf("ParseArg(%q) = %+v, %v; want %v %q", tt.in, a, err, tt.kind, tt.layout)
 			}
 		})
 	}
@@ -125,24 +125,24 @@ func TestHome(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	os.WriteFile(filepath.Join(home, "hello.tar"), nil, 0o644)
-	if a, err := Parse("~/hello.tar"); err != nil || a.Kind != Tarball || a.Path != filepath.Join(home, "hello.tar") {
-		t.Fatalf("Parse(~/hello.tar) = %+v, %v", a, err)
+	if a, err := ParseArg("~/hello.tar"); err != nil || a.Kind != KindTarball || a.Path != filepath.Join(home, "hello.tar") {
+		t.Fatalf("ParseArg(~/hello.tar) = %+v, %v", a, err)
 	}
 }
 
 // FuzzParse: any argument is classified without a panic, and one written as
 // a path is never a reference.
-func FuzzParse(f *testing.F) {
+func FuzzParseArg(f *testing.F) {
 	for _, s := range []string{"localhost:5000/a/b:1", "./x", "~", "LOCALHOST/a", "a/b", "[::1]:5/a@sha256:00", "../x:tag", ""} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		a, err := Parse(s)
-		if err == nil && a.Kind == Reference && IsPath(s) {
-			t.Fatalf("Parse(%q) is a reference, but it is written as a path", s)
+		a, err := ParseArg(s)
+		if err == nil && a.Kind == KindReference && IsPath(s) {
+			t.Fatalf("ParseArg(%q) is a reference, but it is written as a path", s)
 		}
-		if err == nil && a.Kind == Reference && a.Ref.Registry != strings.ToLower(a.Ref.Registry) {
-			t.Fatalf("Parse(%q): registry %q not canonical", s, a.Ref.Registry)
+		if err == nil && a.Kind == KindReference && a.Ref.Registry != strings.ToLower(a.Ref.Registry) {
+			t.Fatalf("ParseArg(%q): registry %q not canonical", s, a.Ref.Registry)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package pull_test
+package consume_test
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/build"
 	"github.com/addonpack/addonpack/pkg/cache"
+	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/errdef"
-	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/testregistry"
 )
 
@@ -46,7 +46,7 @@ func TestPullRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	warmSrc := cache.Source{Inner: artifact.Remote{Client: c, Ref: ref}, Cache: warm}
-	first, err := pull.Pull(ctx, warmSrc, filepath.Join(t.TempDir(), "warm"), pull.Options{})
+	first, err := consume.Pull(ctx, warmSrc, filepath.Join(t.TempDir(), "warm"), consume.PullOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestPullRequests(t *testing.T) {
 			src := tt.src(t)
 			reg.ResetLog()
 			out := filepath.Join(t.TempDir(), "out")
-			if _, err := pull.Pull(ctx, src, out, pull.Options{}); err != nil {
+			if _, err := consume.Pull(ctx, src, out, consume.PullOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			assertSameTree(t, helloExample, out)
@@ -99,7 +99,7 @@ func TestConfigFailureStopsTheLayer(t *testing.T) {
 	st := testregistry.NewMemoryStorage()
 	reg := testregistry.New(t, testregistry.WithStorage(st))
 	ref, _, c := publish(t, reg.Host())
-	loaded, err := pull.Load(context.Background(), artifact.Remote{Client: c, Ref: ref}, pull.Options{})
+	loaded, err := consume.Load(context.Background(), artifact.Remote{Client: c, Ref: ref}, consume.PullOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestConfigFailureStopsTheLayer(t *testing.T) {
 			r := ref
 			r.Registry = bad.Host()
 			parent := t.TempDir()
-			_, err := pull.Pull(context.Background(), artifact.Remote{Client: c, Ref: r}, filepath.Join(parent, "out"), pull.Options{})
+			_, err := consume.Pull(context.Background(), artifact.Remote{Client: c, Ref: r}, filepath.Join(parent, "out"), consume.PullOptions{})
 			if !(errors.Is(err, errdef.ErrDigestMismatch) || errors.Is(err, errdef.ErrSizeMismatch)) || !strings.Contains(err.Error(), cfg) {
 				t.Fatalf("got %v, want a digest or size mismatch naming the config %s", err, cfg)
 			}

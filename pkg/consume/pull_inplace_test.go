@@ -1,4 +1,4 @@
-package pull_test
+package consume_test
 
 import (
 	"bytes"
@@ -13,8 +13,8 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/addonpack/addonpack/pkg/artifact"
+	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/errdef"
-	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/testregistry"
 )
 
@@ -66,7 +66,7 @@ func TestExtractInPlace(t *testing.T) {
 	reg := testregistry.New(t)
 	ref, _, c := publish(t, reg.Host())
 	remote := artifact.Remote{Client: c, Ref: ref}
-	loaded, err := pull.Load(ctx, remote, pull.Options{})
+	loaded, err := consume.Load(ctx, remote, consume.PullOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestExtractInPlace(t *testing.T) {
 
 	src := &inPlace{Source: remote, layer: good}
 	out := filepath.Join(t.TempDir(), "good")
-	if _, err := pull.Pull(ctx, src, out, pull.Options{}); err != nil {
+	if _, err := consume.Pull(ctx, src, out, consume.PullOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if src.opened != 1 {
@@ -90,7 +90,7 @@ func TestExtractInPlace(t *testing.T) {
 
 	for _, bad := range []*inPlace{{Source: remote, layer: corrupt}, {Source: remote, layer: good, changed: true}} {
 		parent := t.TempDir()
-		_, err := pull.Pull(ctx, bad, filepath.Join(parent, "out"), pull.Options{})
+		_, err := consume.Pull(ctx, bad, filepath.Join(parent, "out"), consume.PullOptions{})
 		if !errors.Is(err, errdef.ErrDigestMismatch) {
 			t.Errorf("changed %v: got %v, want an integrity failure", bad.changed, err)
 		}

@@ -1,4 +1,4 @@
-package pull_test
+package consume_test
 
 import (
 	"archive/tar"
@@ -15,8 +15,8 @@ import (
 	"github.com/opencontainers/go-digest"
 
 	"github.com/addonpack/addonpack/pkg/artifact"
+	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/errdef"
-	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/testregistry"
 )
 
@@ -98,7 +98,7 @@ func TestWrongLayerLeavesNothing(t *testing.T) {
 				ref, c := pushRaw(t, reg.Host(), genuine, nil)
 				layer := digest.FromBytes(genuine)
 				// The genuine layer pulls: the substitute below differs only in its bytes.
-				if _, err := pull.Pull(context.Background(), artifact.Remote{Client: c, Ref: ref}, filepath.Join(t.TempDir(), "ok"), pull.Options{}); err != nil {
+				if _, err := consume.Pull(context.Background(), artifact.Remote{Client: c, Ref: ref}, filepath.Join(t.TempDir(), "ok"), consume.PullOptions{}); err != nil {
 					t.Fatalf("the genuine artifact does not pull: %v", err)
 				}
 				bad := testregistry.New(t, testregistry.WithStorage(substituted{Storage: st, digest: layer.String(), data: tt.substitute}))
@@ -113,7 +113,7 @@ func TestWrongLayerLeavesNothing(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				_, err := pull.Pull(context.Background(), artifact.Remote{Client: c, Ref: ref}, target, pull.Options{Force: force})
+				_, err := consume.Pull(context.Background(), artifact.Remote{Client: c, Ref: ref}, target, consume.PullOptions{Force: force})
 				if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), layer.String()) {
 					t.Fatalf("got %v, want %v naming the layer %s", err, tt.want, layer)
 				}

@@ -1,4 +1,4 @@
-package pull_test
+package consume_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/build"
 	"github.com/addonpack/addonpack/pkg/cache"
-	"github.com/addonpack/addonpack/pkg/pull"
+	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/testregistry"
 )
@@ -48,7 +48,7 @@ func benchPublish(b *testing.B, s gen.Shape) (artifact.Remote, int64) {
 	return artifact.Remote{Client: c, Ref: ref}, n
 }
 
-// BenchmarkPull measures pull.Pull (resolve, manifest + config, spool the
+// BenchmarkPull measures consume.Pull (resolve, manifest + config, spool the
 // content layer, safe extract, rename into place) from an in-process
 // testregistry, with no verification hook: uncached, and through a warm
 // blob cache (resolve only, blobs re-hashed from disk). The large shape is
@@ -73,7 +73,7 @@ func BenchmarkPull(b *testing.B) {
 						b.Fatal(err)
 					}
 					src = cache.Source{Inner: remote, Cache: ch}
-					if _, err := pull.Pull(ctx, src, filepath.Join(b.TempDir(), "warm"), pull.Options{}); err != nil {
+					if _, err := consume.Pull(ctx, src, filepath.Join(b.TempDir(), "warm"), consume.PullOptions{}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -83,7 +83,7 @@ func BenchmarkPull(b *testing.B) {
 				b.ReportAllocs()
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
-					if _, err := pull.Pull(ctx, src, filepath.Join(parent, fmt.Sprint(i)), pull.Options{Limits: &limits}); err != nil {
+					if _, err := consume.Pull(ctx, src, filepath.Join(parent, fmt.Sprint(i)), consume.PullOptions{Limits: &limits}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -126,7 +126,7 @@ func BenchmarkPullCache(b *testing.B) {
 					}
 					src := source()
 					if warm {
-						if _, err := pull.Pull(ctx, src, filepath.Join(b.TempDir(), "warm"), pull.Options{}); err != nil {
+						if _, err := consume.Pull(ctx, src, filepath.Join(b.TempDir(), "warm"), consume.PullOptions{}); err != nil {
 							b.Fatal(err)
 						}
 					}
@@ -140,7 +140,7 @@ func BenchmarkPullCache(b *testing.B) {
 							src = source()
 							b.StartTimer()
 						}
-						if _, err := pull.Pull(ctx, src, filepath.Join(parent, fmt.Sprint(i)), pull.Options{}); err != nil {
+						if _, err := consume.Pull(ctx, src, filepath.Join(parent, fmt.Sprint(i)), consume.PullOptions{}); err != nil {
 							b.Fatal(err)
 						}
 					}

@@ -1,4 +1,4 @@
-package locate
+package consume
 
 import (
 	"fmt"
@@ -22,19 +22,19 @@ type Kind int
 // The kinds of argument. Reference is the zero value: an argument is a
 // reference unless it is written as a path.
 const (
-	Reference Kind = iota
-	SourceDir      // a directory holding addon.yaml
-	LayoutDir      // an OCI image layout directory
-	Tarball        // an OCI layout tarball (any regular file)
+	KindReference Kind = iota
+	KindSourceDir      // a directory holding addon.yaml
+	KindLayoutDir      // an OCI image layout directory
+	KindTarball        // an OCI layout tarball (any regular file)
 )
 
 func (k Kind) String() string {
 	switch k {
-	case SourceDir:
+	case KindSourceDir:
 		return "add-on source directory"
-	case LayoutDir:
+	case KindLayoutDir:
 		return "OCI layout"
-	case Tarball:
+	case KindTarball:
 		return "OCI layout tarball"
 	}
 	return "registry reference"
@@ -68,13 +68,13 @@ func IsPath(arg string) bool {
 // Parse classifies arg. A reference is parsed (registry hosts canonical);
 // a path is looked at on disk. Errors wrap registry.ErrInvalidReference (a
 // usage error), fs.ErrNotExist (a path that does not exist) or ErrNotUsable.
-func Parse(arg string) (Arg, error) {
+func ParseArg(arg string) (Arg, error) {
 	if !IsPath(arg) {
 		ref, err := ParseReference(arg)
 		if err != nil {
 			return Arg{}, err
 		}
-		return Arg{Raw: arg, Kind: Reference, Ref: ref}, nil
+		return Arg{Raw: arg, Kind: KindReference, Ref: ref}, nil
 	}
 	p := expandHome(arg)
 	path, tag := layout.Split(p)
@@ -85,16 +85,16 @@ func Parse(arg string) (Arg, error) {
 	a := Arg{Raw: arg, Path: path}
 	switch {
 	case fi.Mode().IsRegular():
-		a.Kind, a.Layout = Tarball, p
+		a.Kind, a.Layout = KindTarball, p
 	case !fi.IsDir():
 		return Arg{}, fmt.Errorf("%s: %w: neither a directory nor a file", arg, ErrNotUsable)
 	case isFile(filepath.Join(path, spec.FileName)):
 		if tag != "" {
 			return Arg{}, fmt.Errorf("%s: %w: an add-on source directory takes no :TAG", arg, ErrNotUsable)
 		}
-		a.Kind = SourceDir
+		a.Kind = KindSourceDir
 	case isFile(filepath.Join(path, "oci-layout")):
-		a.Kind, a.Layout = LayoutDir, p
+		a.Kind, a.Layout = KindLayoutDir, p
 	default:
 		return Arg{}, fmt.Errorf("%s: %w: the directory has neither %s nor oci-layout", arg, ErrNotUsable, spec.FileName)
 	}

@@ -1,4 +1,4 @@
-package pull
+package atomicfile
 
 import (
 	"errors"
@@ -7,21 +7,29 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
-// staging is a private directory beside the target:
+// ErrNotEmpty is returned when a target directory holds files and the
+// caller did not ask to replace it.
+var ErrNotEmpty = errdef.New(errdef.ErrExists, "target directory is not empty")
+
+// Dir is a private staging directory beside a target directory:
 //
 //	.<target>.addonpack-XXXX/
-//	    layer      the spooled content layer (a source that holds it on disk, the cache, is read in place)
+//	    layer      a spool file (Spool): a pull's content layer, unless the cache holds it on disk
 //	    tree/      the unpacked tree, renamed to the target on success
 //	    previous/  the replaced target, with Force, removed at the end
-type staging struct {
+type Dir struct {
 	root string
 	keep bool     // the replaced target could not be put back: do not remove it
 	lock *os.File // held while the staging directory is in use (see stale.go)
 }
 
-func newStaging(target string) (*staging, error) {
+// NewDir makes a staging directory beside target (creating target's parent),
+// locked as this process's, and sweeps the stale ones of target.
+func NewDir(target string) (*Dir, error) {
 	abs, err := filepath.Abs(target)
 	if err != nil {
 		return nil, err
@@ -46,16 +54,19 @@ func newStaging(target string) (*staging, error) {
 		return nil, fmt.Errorf("staging beside %s: %w", target, err)
 	}
 	sweepStale(parent, filepath.Base(abs), root)
-	return &staging{root: root, lock: lf}, nil
+	return &Dir{root: root, lock: lf}, nil
 }
 
-func (s *staging) tree() string { return filepath.Join(s.root, "tree") }
+// Tree is where the new tree is written.
+func (s *Dir) Tree() string { return filepath.Join(s.root, "tree") }
 
-func (s *staging) spool() (*os.File, error) {
+// Spool creates the staging directory's private spool file.
+func (s *Dir) Spool() (*os.File, error) {
 	return os.OpenFile(filepath.Join(s.root, "layer"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 }
 
-func (s *staging) cleanup() error {
+// Cleanup removes the staging directory, after Commit or instead of it.
+func (s *Dir) Cleanup() error {
 	// Runs on success and failure alike: after commit, only the spool and
 	// any replaced target are left here.
 	defer s.lock.Close()
@@ -66,20 +77,20 @@ func (s *staging) cleanup() error {
 	return os.RemoveAll(s.root)
 }
 
-// commit moves the unpacked tree to target. Without force it is one
+// Commit moves the new tree to target. Without force it is one
 // rename(2), which replaces a missing or empty target atomically and fails on
 // a non-empty one (no window in which a concurrent write could be lost).
 // With force, an existing target is moved aside first and removed by
-// cleanup — unless putting it back after a failure fails too, in which case
+// Cleanup — unless putting it back after a failure fails too, in which case
 // the staging directory is kept and its path reported.
-func (s *staging) commit(target string, force bool) error {
-	if err := checkTarget(target, force); err != nil {
+func (s *Dir) Commit(target string, force bool) error {
+	if err := CheckDir(target, force); err != nil {
 		return err
 	}
 	if !force {
-		if err := os.Rename(s.tree(), target); err != nil {
+		if err := os.Rename(s.Tree(), target); err != nil {
 			if errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST) {
-				return fmt.Errorf("%s: %w (use --force to replace it)", target, ErrTargetNotEmpty)
+				return fmt.Errorf("%s: %w (use --force to replace it)", target, ErrNotEmpty)
 			}
 			return fmt.Errorf("placing the tree at %s: %w", target, err)
 		}
@@ -91,7 +102,7 @@ func (s *staging) commit(target string, force bool) error {
 			return fmt.Errorf("replacing %s: %w", target, err)
 		}
 	}
-	if err := os.Rename(s.tree(), target); err != nil {
+	if err := os.Rename(s.Tree(), target); err != nil {
 		if _, perr := os.Lstat(previous); perr == nil {
 			if rerr := os.Rename(previous, target); rerr != nil {
 				s.keep = true
@@ -103,9 +114,9 @@ func (s *staging) commit(target string, force bool) error {
 	return nil
 }
 
-// checkTarget allows a missing target, an empty directory, or (with force)
+// CheckDir allows a missing target, an empty directory, or (with force)
 // any directory. A file is never replaced.
-func checkTarget(target string, force bool) error {
+func CheckDir(target string, force bool) error {
 	fi, err := os.Stat(target)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -127,29 +138,29 @@ func checkTarget(target string, force bool) error {
 	if _, err := d.Readdirnames(1); err == io.EOF {
 		return nil
 	}
-	return fmt.Errorf("%s: %w (use --force to replace it)", target, ErrTargetNotEmpty)
+	return fmt.Errorf("%s: %w (use --force to replace it)", target, ErrNotEmpty)
 }
 
-// WriteTree creates a directory tree at target atomically: fill writes the
+// WriteDir creates a directory tree at target atomically: fill writes the
 // tree into a staging directory beside target, which is renamed into place
 // only when fill succeeds. target must be missing or empty unless force, in
 // which case it is replaced. On failure target is unchanged and nothing is
 // left behind.
-func WriteTree(target string, force bool, fill func(tree string) error) (err error) {
-	if err := checkTarget(target, force); err != nil {
+func WriteDir(target string, force bool, fill func(tree string) error) (err error) {
+	if err := CheckDir(target, force); err != nil {
 		return err
 	}
-	stage, err := newStaging(target)
+	stage, err := NewDir(target)
 	if err != nil {
 		return err
 	}
 	defer func() {
-		if cerr := stage.cleanup(); err == nil && cerr != nil {
+		if cerr := stage.Cleanup(); err == nil && cerr != nil {
 			err = cerr
 		}
 	}()
-	if err := fill(stage.tree()); err != nil {
+	if err := fill(stage.Tree()); err != nil {
 		return err
 	}
-	return stage.commit(target, force)
+	return stage.Commit(target, force)
 }

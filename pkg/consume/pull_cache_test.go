@@ -1,4 +1,4 @@
-package pull_test
+package consume_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/archive"
 	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/cache"
-	"github.com/addonpack/addonpack/pkg/pull"
+	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/testregistry"
 )
 
@@ -30,12 +30,12 @@ func TestCachedPullFetchesNoBlob(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := cache.Source{Inner: artifact.Remote{Client: c, Ref: ref}, Cache: ch}
-	if _, err := pull.Pull(ctx, src, filepath.Join(t.TempDir(), "a"), pull.Options{}); err != nil {
+	if _, err := consume.Pull(ctx, src, filepath.Join(t.TempDir(), "a"), consume.PullOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	reg.ResetLog()
 	out := filepath.Join(t.TempDir(), "b")
-	if _, err := pull.Pull(ctx, src, out, pull.Options{}); err != nil {
+	if _, err := consume.Pull(ctx, src, out, consume.PullOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	assertSameTree(t, helloExample, out)
@@ -52,7 +52,7 @@ func TestCachedPullFetchesNoBlob(t *testing.T) {
 	reg.ResetLog()
 	offline := cache.Source{Inner: artifact.Remote{Client: c, Ref: ref}, Cache: ch, Offline: true}
 	out = filepath.Join(t.TempDir(), "c")
-	if _, err := pull.Pull(ctx, offline, out, pull.Options{}); err != nil {
+	if _, err := consume.Pull(ctx, offline, out, consume.PullOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	assertSameTree(t, helloExample, out)
@@ -61,7 +61,7 @@ func TestCachedPullFetchesNoBlob(t *testing.T) {
 	}
 	other := ref
 	other.Tag = "never-pulled"
-	_, err = pull.Pull(ctx, cache.Source{Inner: artifact.Remote{Client: c, Ref: other}, Cache: ch, Offline: true}, filepath.Join(t.TempDir(), "d"), pull.Options{})
+	_, err = consume.Pull(ctx, cache.Source{Inner: artifact.Remote{Client: c, Ref: other}, Cache: ch, Offline: true}, filepath.Join(t.TempDir(), "d"), consume.PullOptions{})
 	if !errors.Is(err, cache.ErrOffline) {
 		t.Fatalf("offline pull of an uncached tag: %v", err)
 	}
@@ -74,7 +74,7 @@ func TestVerifyRunsBeforeContent(t *testing.T) {
 	refused := errors.New("refused by policy")
 	var seen ocispec.Descriptor
 	parent := t.TempDir()
-	_, err := pull.Pull(context.Background(), artifact.Remote{Client: c, Ref: ref}, filepath.Join(parent, "out"), pull.Options{
+	_, err := consume.Pull(context.Background(), artifact.Remote{Client: c, Ref: ref}, filepath.Join(parent, "out"), consume.PullOptions{
 		Verify: func(_ context.Context, d ocispec.Descriptor) error { seen = d; return refused },
 	})
 	if !errors.Is(err, refused) {
@@ -103,7 +103,7 @@ func TestOfflinePinnedDigest(t *testing.T) {
 		t.Fatal(err)
 	}
 	online := cache.Source{Inner: artifact.Remote{Client: c, Ref: ref}, Cache: ch}
-	if _, err := pull.Pull(ctx, online, filepath.Join(t.TempDir(), "a"), pull.Options{}); err != nil {
+	if _, err := consume.Pull(ctx, online, filepath.Join(t.TempDir(), "a"), consume.PullOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	pinned := ref
@@ -113,7 +113,7 @@ func TestOfflinePinnedDigest(t *testing.T) {
 	if err := ch.SetRef(pinned.String(), ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: built.Manifest.Digest, Size: built.Manifest.Size}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = pull.Pull(ctx, cache.Source{Inner: artifact.Remote{Client: c, Ref: pinned}, Cache: ch, Offline: true}, filepath.Join(t.TempDir(), "b"), pull.Options{})
+	_, err = consume.Pull(ctx, cache.Source{Inner: artifact.Remote{Client: c, Ref: pinned}, Cache: ch, Offline: true}, filepath.Join(t.TempDir(), "b"), consume.PullOptions{})
 	if !errors.Is(err, cache.ErrOffline) {
 		t.Fatalf("offline pull of a pinned digest used another digest: %v", err)
 	}
@@ -124,8 +124,8 @@ func TestOfflinePinnedDigest(t *testing.T) {
 func TestPartialLimits(t *testing.T) {
 	reg := testregistry.New(t)
 	ref, _, c := publish(t, reg.Host())
-	if _, err := pull.Pull(context.Background(), artifact.Remote{Client: c, Ref: ref}, filepath.Join(t.TempDir(), "x"),
-		pull.Options{Limits: &archive.Limits{MaxEntries: 100}}); err != nil {
+	if _, err := consume.Pull(context.Background(), artifact.Remote{Client: c, Ref: ref}, filepath.Join(t.TempDir(), "x"),
+		consume.PullOptions{Limits: &archive.Limits{MaxEntries: 100}}); err != nil {
 		t.Fatalf("a partial Limits refused a small add-on: %v", err)
 	}
 }

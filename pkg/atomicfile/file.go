@@ -1,4 +1,7 @@
-// Package atomicfile writes small files whole or not at all.
+// Package atomicfile writes files and directory trees whole or not at all:
+// a small file through a temporary file linked or renamed into place, a
+// directory tree through a staging directory beside its target, renamed
+// into place when complete (and swept when its owner died).
 package atomicfile
 
 import (

@@ -1,4 +1,4 @@
-package pull_test
+package consume_test
 
 import (
 	"archive/tar"
@@ -21,9 +21,10 @@ import (
 	"github.com/addonpack/addonpack/internal/realregistry"
 	"github.com/addonpack/addonpack/pkg/archive"
 	"github.com/addonpack/addonpack/pkg/artifact"
+	"github.com/addonpack/addonpack/pkg/atomicfile"
 	"github.com/addonpack/addonpack/pkg/build"
+	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/errdef"
-	"github.com/addonpack/addonpack/pkg/pull"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/spec"
 	"github.com/addonpack/addonpack/testregistry"
@@ -131,7 +132,7 @@ func TestRoundTrip(t *testing.T) {
 			ref, built, c := publish(t, tc.host(t))
 			parent := t.TempDir()
 			out := filepath.Join(parent, "hello")
-			res, err := pull.Pull(context.Background(), artifact.Remote{Client: c, Ref: ref}, out, pull.Options{})
+			res, err := consume.Pull(context.Background(), artifact.Remote{Client: c, Ref: ref}, out, consume.PullOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -146,7 +147,7 @@ func TestRoundTrip(t *testing.T) {
 
 			// Ten pulls give the same result (with --force, since the target exists).
 			for i := 0; i < 3; i++ {
-				if _, err := pull.Pull(context.Background(), artifact.Remote{Client: c, Ref: ref}, out, pull.Options{Force: true}); err != nil {
+				if _, err := consume.Pull(context.Background(), artifact.Remote{Client: c, Ref: ref}, out, consume.PullOptions{Force: true}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -166,8 +167,8 @@ func TestTargetNotEmpty(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(out, "mine.txt"), []byte("keep me"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := pull.Pull(context.Background(), artifact.Remote{Client: c, Ref: ref}, out, pull.Options{})
-	if !errors.Is(err, pull.ErrTargetNotEmpty) || !strings.Contains(err.Error(), out) {
+	_, err := consume.Pull(context.Background(), artifact.Remote{Client: c, Ref: ref}, out, consume.PullOptions{})
+	if !errors.Is(err, atomicfile.ErrNotEmpty) || !strings.Contains(err.Error(), out) {
 		t.Fatalf("got %v, want ErrTargetNotEmpty naming %s", err, out)
 	}
 	if data, _ := os.ReadFile(filepath.Join(out, "mine.txt")); string(data) != "keep me" {
@@ -189,7 +190,7 @@ func TestFailuresLeaveNothing(t *testing.T) {
 		}}))
 		ref.Registry = reg2.Host()
 		parent := t.TempDir()
-		_, err := pull.Pull(ctx, artifact.Remote{Client: c, Ref: ref}, filepath.Join(parent, "out"), pull.Options{})
+		_, err := consume.Pull(ctx, artifact.Remote{Client: c, Ref: ref}, filepath.Join(parent, "out"), consume.PullOptions{})
 		if !errors.Is(err, errdef.ErrDigestMismatch) || !strings.Contains(err.Error(), built.Layers[0].Digest.String()) {
 			t.Fatalf("got %v, want ErrDigestMismatch naming the layer digest", err)
 		}
@@ -206,7 +207,7 @@ func TestFailuresLeaveNothing(t *testing.T) {
 		parent := t.TempDir()
 		ctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 		defer cancel()
-		_, err := pull.Pull(ctx, artifact.Remote{Client: c, Ref: ref}, filepath.Join(parent, "out"), pull.Options{})
+		_, err := consume.Pull(ctx, artifact.Remote{Client: c, Ref: ref}, filepath.Join(parent, "out"), consume.PullOptions{})
 		if err == nil {
 			t.Fatal("pull survived its deadline")
 		}
@@ -288,7 +289,7 @@ func TestHostileArtifacts(t *testing.T) {
 			ref, c := pushRaw(t, reg.Host(), tt.layer, tt.mutate)
 			parent := t.TempDir()
 			outside := filepath.Join(filepath.Dir(parent), "escaped.yaml")
-			_, err := pull.Pull(context.Background(), artifact.Remote{Client: c, Ref: ref}, filepath.Join(parent, "out"), pull.Options{})
+			_, err := consume.Pull(context.Background(), artifact.Remote{Client: c, Ref: ref}, filepath.Join(parent, "out"), consume.PullOptions{})
 			if !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("got %v, want %v naming %q", err, tt.is, tt.want)
 			}
@@ -302,7 +303,7 @@ func TestHostileArtifacts(t *testing.T) {
 		layer := tarGz(t, &tar.Header{Name: "addon.yaml", Typeflag: tar.TypeReg, Mode: 0o644})
 		ref, c := pushRaw(t, reg.Host(), layer, func(m *ocispec.Manifest) { m.ArtifactType = "application/x-other" })
 		reg.ResetLog()
-		_, err := pull.Pull(context.Background(), artifact.Remote{Client: c, Ref: ref}, filepath.Join(t.TempDir(), "out"), pull.Options{})
+		_, err := consume.Pull(context.Background(), artifact.Remote{Client: c, Ref: ref}, filepath.Join(t.TempDir(), "out"), consume.PullOptions{})
 		if err == nil {
 			t.Fatal("accepted")
 		}
@@ -325,7 +326,7 @@ func TestFromLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "hello")
-	if _, err := pull.Pull(ctx, src, out, pull.Options{}); err != nil {
+	if _, err := consume.Pull(ctx, src, out, consume.PullOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	assertSameTree(t, helloExample, out)

@@ -1,6 +1,7 @@
-// Package versions reads a repository's versions from its tags and resolves
-// a range to one tag (specs/stack.md): the registry side of pkg/semver.
-package versions
+// The registry side of versions: a repository's tags read as versions, a
+// range resolved to one tag, and that tag pinned to a digest (specs/stack.md).
+
+package semver
 
 import (
 	"context"
@@ -11,18 +12,17 @@ import (
 
 	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
-	"github.com/addonpack/addonpack/pkg/semver"
 )
 
-// Lister lists a repository's tags; *registry.Client is one.
-type Lister interface {
+// TagLister lists a repository's tags; *registry.Client is one.
+type TagLister interface {
 	Tags(ctx context.Context, repo registry.Reference, lim registry.TagLimits) ([]string, error)
 }
 
-// Options shape a listing or a resolution.
-type Options struct {
+// RepoOptions shape a listing or a resolution.
+type RepoOptions struct {
 	// Range keeps only the versions it matches; nil keeps all.
-	Range *semver.Range
+	Range *Range
 	// Lowest selects the lowest matching version instead of the highest.
 	Lowest bool
 	// Limits bound the tag list; zero fields take registry's defaults.
@@ -31,27 +31,27 @@ type Options struct {
 
 // Listing is a repository's versions, ascending.
 type Listing struct {
-	Repository string    `json:"repository"`
-	Range      string    `json:"range,omitempty"`
-	Versions   []Version `json:"versions"`
+	Repository string          `json:"repository"`
+	Range      string          `json:"range,omitempty"`
+	Versions   []ListedVersion `json:"versions"`
 	// Ignored are tags the range would have matched but for a leading "v".
 	Ignored []string `json:"ignored,omitempty"`
 }
 
-// Version is one tag that names a version.
-type Version struct {
+// ListedVersion is one tag that names a version.
+type ListedVersion struct {
 	Tag     string `json:"tag"`
 	Version string `json:"version"`
 }
 
-// List reads repo's tags and returns its versions (those Options.Range
+// ListRepository reads repo's tags and returns its versions (those RepoOptions.Range
 // matches, when set) in ascending precedence.
-func List(ctx context.Context, l Lister, repo registry.Reference, opts Options) (Listing, error) {
+func ListRepository(ctx context.Context, l TagLister, repo registry.Reference, opts RepoOptions) (Listing, error) {
 	all, err := read(ctx, l, repo, opts)
 	if err != nil {
 		return Listing{}, err
 	}
-	out := Listing{Repository: repo.Repo(), Versions: []Version{}}
+	out := Listing{Repository: repo.Repo(), Versions: []ListedVersion{}}
 	tagged := all.Versions
 	if opts.Range != nil {
 		out.Range = opts.Range.String()
@@ -59,7 +59,7 @@ func List(ctx context.Context, l Lister, repo registry.Reference, opts Options) 
 		out.Ignored = all.Near(*opts.Range)
 	}
 	for _, t := range tagged {
-		out.Versions = append(out.Versions, Version{Tag: t.Tag, Version: t.Version.String()})
+		out.Versions = append(out.Versions, ListedVersion{Tag: t.Tag, Version: t.Version.String()})
 	}
 	return out, nil
 }
@@ -69,16 +69,16 @@ type Resolved struct {
 	// Ref is the repository with the chosen tag (and, from Pin, the digest
 	// the tag resolved to).
 	Ref     registry.Reference
-	Version semver.Version
+	Version Version
 	// Ignored are tags the range would have matched but for a leading "v":
 	// the caller warns about them.
 	Ignored []string
 }
 
-// Resolve reads repo's tags and picks the highest version r matches (the
-// lowest with Options.Lowest). Errors wrap semver.ErrNoMatch or
-// semver.ErrAmbiguous and name the repository.
-func Resolve(ctx context.Context, l Lister, repo registry.Reference, r semver.Range, opts Options) (Resolved, error) {
+// ResolveRepository reads repo's tags and picks the highest version r matches (the
+// lowest with RepoOptions.Lowest). Errors wrap ErrNoMatch or
+// ErrAmbiguous and name the repository.
+func ResolveRepository(ctx context.Context, l TagLister, repo registry.Reference, r Range, opts RepoOptions) (Resolved, error) {
 	all, err := read(ctx, l, repo, opts)
 	if err != nil {
 		return Resolved{}, err
@@ -98,34 +98,34 @@ func Resolve(ctx context.Context, l Lister, repo registry.Reference, r semver.Ra
 var ErrNotRepository = errdef.New(errdef.ErrInvalidArgument, "a version range needs a repository without a tag or digest")
 
 // CheckRepository refuses, with ErrNotRepository, a repo that names a tag
-// or digest to go with the range r; Resolve ignores them, so a caller that
+// or digest to go with the range r; ResolveRepository ignores them, so a caller that
 // resolves before pinning checks this first.
-func CheckRepository(repo registry.Reference, r semver.Range) error {
+func CheckRepository(repo registry.Reference, r Range) error {
 	if repo.Tag != "" || repo.Digest != "" {
 		return fmt.Errorf("%s: %w (the range %q chooses the version)", repo, ErrNotRepository, r.String())
 	}
 	return nil
 }
 
-// Client lists a repository's tags and resolves a reference to a manifest
+// Registry lists a repository's tags and resolves a reference to a manifest
 // descriptor; *registry.Client is one.
-type Client interface {
-	Lister
+type Registry interface {
+	TagLister
 	Resolve(ctx context.Context, ref registry.Reference) (ocispec.Descriptor, error)
 }
 
 // Pin resolves the range r on repo (a repository without a tag or digest)
-// to one tag (Resolve) and that tag, once, to a manifest digest: the
+// to one tag (ResolveRepository) and that tag, once, to a manifest digest: the
 // returned Ref is REPO:TAG@DIGEST (specs/stack.md section 2.5). A consumer
 // opens that reference: it fetches by the digest, the tag must still resolve
 // to it (specs/artifact.md section 11.1) — a tag moved meanwhile fails
 // rather than being followed — and the tag's version is the one the signed
 // add-on must carry (section 11.6).
-func Pin(ctx context.Context, c Client, repo registry.Reference, r semver.Range, opts Options) (Resolved, error) {
+func Pin(ctx context.Context, c Registry, repo registry.Reference, r Range, opts RepoOptions) (Resolved, error) {
 	if err := CheckRepository(repo, r); err != nil {
 		return Resolved{}, err
 	}
-	res, err := Resolve(ctx, c, repo, r, opts)
+	res, err := ResolveRepository(ctx, c, repo, r, opts)
 	if err != nil {
 		return Resolved{}, err
 	}
@@ -151,10 +151,10 @@ func Announce(w io.Writer, res Resolved) {
 	fmt.Fprintf(w, "resolved %s\n", res.Ref)
 }
 
-func read(ctx context.Context, l Lister, repo registry.Reference, opts Options) (semver.List, error) {
+func read(ctx context.Context, l TagLister, repo registry.Reference, opts RepoOptions) (List, error) {
 	tags, err := l.Tags(ctx, repo, opts.Limits)
 	if err != nil {
-		return semver.List{}, err
+		return List{}, err
 	}
-	return semver.FromTags(tags), nil
+	return FromTags(tags), nil
 }

@@ -1,8 +1,10 @@
-// Package pull fetches an add-on artifact by digest and unpacks its package
-// tree into a directory, atomically: the tree is extracted into a staging
-// directory beside the target and renamed into place only when complete, so a
-// failed or interrupted pull leaves the target as it was.
-package pull
+// Pull, Load and LoadDigest are the consumer path below the verification
+// gate: an add-on artifact fetched by digest and its package tree unpacked
+// into a directory atomically — extracted into a staging directory beside
+// the target (atomicfile.Dir) and renamed into place only when complete, so
+// a failed or interrupted pull leaves the target as it was.
+
+package consume
 
 import (
 	"context"
@@ -16,19 +18,16 @@ import (
 
 	"github.com/addonpack/addonpack/pkg/archive"
 	"github.com/addonpack/addonpack/pkg/artifact"
-	"github.com/addonpack/addonpack/pkg/errdef"
+	"github.com/addonpack/addonpack/pkg/atomicfile"
 	"github.com/addonpack/addonpack/pkg/spec"
 )
 
-// ErrTargetNotEmpty is returned when the target directory holds files and
-// Options.Force is not set.
-var ErrTargetNotEmpty = errdef.New(errdef.ErrExists, "target directory is not empty")
-
-// Options tune a pull.
-type Options struct {
+// PullOptions tune a pull.
+type PullOptions struct {
 	// Limits bound the unpacked tree; nil means archive.DefaultLimits().
 	Limits *archive.Limits
-	// Force replaces a non-empty target directory.
+	// Force replaces a non-empty target directory; without it, a target
+	// holding files fails with atomicfile.ErrNotEmpty.
 	Force bool
 	// Verify, when set, is called with the resolved manifest descriptor
 	// before anything else is fetched; an error stops the pull. This is
@@ -40,8 +39,8 @@ type Options struct {
 	Claim *spec.Claim
 }
 
-// Result describes a completed pull.
-type Result struct {
+// PullResult describes a completed pull.
+type PullResult struct {
 	*artifact.Loaded
 	Dir   string
 	Stats archive.Stats
@@ -51,7 +50,7 @@ type Result struct {
 // manifest, config and content layer by that digest (each checked before use)
 // and unpacks the package tree into dir. Once the manifest is parsed, the
 // config and the content layer are fetched concurrently.
-func Pull(ctx context.Context, src artifact.Source, dir string, opts Options) (*Result, error) {
+func Pull(ctx context.Context, src artifact.Source, dir string, opts PullOptions) (*PullResult, error) {
 	m, err := loadManifest(ctx, src, opts)
 	if err != nil {
 		return nil, err
@@ -89,7 +88,7 @@ func Pull(ctx context.Context, src artifact.Source, dir string, opts Options) (*
 
 // Load resolves src once, runs opts.Verify on the digest and only then
 // fetches and checks the manifest and config.
-func Load(ctx context.Context, src artifact.Source, opts Options) (*artifact.Loaded, error) {
+func Load(ctx context.Context, src artifact.Source, opts PullOptions) (*artifact.Loaded, error) {
 	m, err := loadManifest(ctx, src, opts)
 	if err != nil {
 		return nil, err
@@ -100,7 +99,7 @@ func Load(ctx context.Context, src artifact.Source, opts Options) (*artifact.Loa
 // LoadDigest fetches the manifest and config of desc, which the caller
 // resolved and verified already, and checks them against opts.Claim
 // (opts.Verify is not run).
-func LoadDigest(ctx context.Context, src artifact.Source, desc ocispec.Descriptor, opts Options) (*artifact.Loaded, error) {
+func LoadDigest(ctx context.Context, src artifact.Source, desc ocispec.Descriptor, opts PullOptions) (*artifact.Loaded, error) {
 	m, err := artifact.LoadManifest(ctx, src, desc, nil)
 	if err != nil {
 		return nil, err
@@ -111,7 +110,7 @@ func LoadDigest(ctx context.Context, src artifact.Source, desc ocispec.Descripto
 // loadConfig is where the consumer path reads the verified config blob, and
 // so where the reference is bound to it: with opts.Claim, an add-on that is
 // not the one the reference names is refused before its package is used.
-func loadConfig(ctx context.Context, src artifact.Source, m *artifact.LoadedManifest, opts Options) (*artifact.Loaded, error) {
+func loadConfig(ctx context.Context, src artifact.Source, m *artifact.LoadedManifest, opts PullOptions) (*artifact.Loaded, error) {
 	l, err := m.LoadConfig(ctx, src)
 	if err != nil {
 		return nil, err
@@ -128,7 +127,7 @@ func loadConfig(ctx context.Context, src artifact.Source, m *artifact.LoadedMani
 // the manifest is parsed. A registry source resolves with one GET that also
 // returns the manifest bytes (artifact.ManifestResolver): they are held,
 // unparsed, until Verify has passed, and no second request is needed.
-func loadManifest(ctx context.Context, src artifact.Source, opts Options) (*artifact.LoadedManifest, error) {
+func loadManifest(ctx context.Context, src artifact.Source, opts PullOptions) (*artifact.LoadedManifest, error) {
 	var (
 		desc ocispec.Descriptor
 		raw  []byte
@@ -152,20 +151,20 @@ func loadManifest(ctx context.Context, src artifact.Source, opts Options) (*arti
 
 // Unpack fetches the content layer of an already loaded (and, by the caller,
 // verified) artifact and places its tree at dir.
-func Unpack(ctx context.Context, src artifact.Source, loaded *artifact.Loaded, dir string, opts Options) (*Result, error) {
+func Unpack(ctx context.Context, src artifact.Source, loaded *artifact.Loaded, dir string, opts PullOptions) (*PullResult, error) {
 	return unpack(ctx, src, loaded.LoadedManifest, dir, opts, func() (*artifact.Loaded, error) { return loaded, nil })
 }
 
 // unpack fetches and extracts the content layer of m into a staging
 // directory, then waits for config (the loaded config blob, which may still
 // be in flight), checks the tree against it and renames it into place.
-func unpack(ctx context.Context, src artifact.Source, m *artifact.LoadedManifest, dir string, opts Options,
-	config func() (*artifact.Loaded, error)) (res *Result, err error) {
+func unpack(ctx context.Context, src artifact.Source, m *artifact.LoadedManifest, dir string, opts PullOptions,
+	config func() (*artifact.Loaded, error)) (res *PullResult, err error) {
 	limits := archive.DefaultLimits()
 	if opts.Limits != nil {
 		limits = opts.Limits.Normalized()
 	}
-	if err := checkTarget(dir, opts.Force); err != nil {
+	if err := atomicfile.CheckDir(dir, opts.Force); err != nil {
 		return nil, err
 	}
 	layer := m.Content
@@ -173,12 +172,12 @@ func unpack(ctx context.Context, src artifact.Source, m *artifact.LoadedManifest
 		return nil, fmt.Errorf("%s: content layer %s is %d bytes, more than the total size limit of %d: %w",
 			m.Ref, layer.Digest, layer.Size, limits.MaxTotalSize, archive.ErrLimit)
 	}
-	stage, err := newStaging(dir)
+	stage, err := atomicfile.NewDir(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
-		if cerr := stage.cleanup(); err == nil && cerr != nil {
+		if cerr := stage.Cleanup(); err == nil && cerr != nil {
 			err = cerr
 		}
 	}()
@@ -190,13 +189,13 @@ func unpack(ctx context.Context, src artifact.Source, m *artifact.LoadedManifest
 	if err != nil {
 		return nil, err
 	}
-	if err := checkTree(stage.tree(), loaded); err != nil {
+	if err := checkTree(stage.Tree(), loaded); err != nil {
 		return nil, err
 	}
-	if err := stage.commit(dir, opts.Force); err != nil {
+	if err := stage.Commit(dir, opts.Force); err != nil {
 		return nil, err
 	}
-	return &Result{Loaded: loaded, Dir: dir, Stats: stats}, nil
+	return &PullResult{Loaded: loaded, Dir: dir, Stats: stats}, nil
 }
 
 // fetchExtract spools the content layer into the staging directory, checks
@@ -204,7 +203,7 @@ func unpack(ctx context.Context, src artifact.Source, m *artifact.LoadedManifest
 // source that holds the layer on disk, checked (the cache), is extracted
 // from in place instead, hashed again as it is read: the tree is used only
 // if the bytes extracted were the layer.
-func fetchExtract(ctx context.Context, src artifact.Source, m *artifact.LoadedManifest, stage *staging, limits archive.Limits) (archive.Stats, error) {
+func fetchExtract(ctx context.Context, src artifact.Source, m *artifact.LoadedManifest, stage *atomicfile.Dir, limits archive.Limits) (archive.Stats, error) {
 	layer := m.Content
 	if o, ok := src.(artifact.BlobOpener); ok {
 		r, err := o.OpenBlob(ctx, layer)
@@ -216,7 +215,7 @@ func fetchExtract(ctx context.Context, src artifact.Source, m *artifact.LoadedMa
 			return archive.Stats{}, fmt.Errorf("%s: content layer: %w", m.Ref, err)
 		}
 	}
-	spool, err := stage.spool()
+	spool, err := stage.Spool()
 	if err != nil {
 		return archive.Stats{}, err
 	}
@@ -234,9 +233,9 @@ func fetchExtract(ctx context.Context, src artifact.Source, m *artifact.LoadedMa
 // blob read in place, the rest of it is read (bounded by its size) and its
 // hash checked whether or not the extraction succeeded: bytes changed in
 // place fail as an integrity error, not as whatever they parsed to.
-func extract(ctx context.Context, r io.Reader, m *artifact.LoadedManifest, stage *staging, limits archive.Limits) (archive.Stats, error) {
+func extract(ctx context.Context, r io.Reader, m *artifact.LoadedManifest, stage *atomicfile.Dir, limits archive.Limits) (archive.Stats, error) {
 	layer := m.Content
-	stats, err := archive.Extract(ctx, r, layer.Size, stage.tree(), limits)
+	stats, err := archive.Extract(ctx, r, layer.Size, stage.Tree(), limits)
 	if br, ok := r.(artifact.BlobReader); ok && ctx.Err() == nil {
 		if _, cerr := io.Copy(io.Discard, br); cerr != nil && err == nil {
 			err = cerr

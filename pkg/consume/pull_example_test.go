@@ -1,4 +1,4 @@
-package pull_test
+package consume_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/build"
-	"github.com/addonpack/addonpack/pkg/pull"
+	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/testregistry"
 )
@@ -33,7 +33,7 @@ func ExamplePull() {
 
 	dir, _ := os.MkdirTemp("", "pull-example-*")
 	defer os.RemoveAll(dir)
-	out, err := pull.Pull(ctx, artifact.Remote{Client: c, Ref: ref}, filepath.Join(dir, "hello"), pull.Options{
+	out, err := consume.Pull(ctx, artifact.Remote{Client: c, Ref: ref}, filepath.Join(dir, "hello"), consume.PullOptions{
 		Verify: func(_ context.Context, d ocispec.Descriptor) error {
 			// pkg/verify checks signatures here; this example only looks.
 			fmt.Println("verifying", d.Digest == res.Manifest.Digest)

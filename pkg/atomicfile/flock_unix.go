@@ -1,6 +1,6 @@
 //go:build unix
 
-package pull
+package atomicfile
 
 import (
 	"os"

@@ -1,0 +1,47 @@
+package consume
+
+import (
+	"context"
+
+	"github.com/addonpack/addonpack/pkg/artifact"
+	"github.com/addonpack/addonpack/pkg/deliver"
+	"github.com/addonpack/addonpack/pkg/registry"
+)
+
+// GitOps returns the objects tool ("flux" or "argocd") needs to consume ref
+// straight from its registry, pinned by the digest verified here: tmpl
+// carries the shared settings (namespaces, interval, public key, plain
+// HTTP; loopback registries are reached over plain HTTP anyway), name the
+// add-on ref must hold ("" : the repository's). With values (named
+// valuesName), or for an add-on with profiles, whose package as published
+// builds with none of them, the objects carry the resolved config as the
+// patch deliver.Package.GitOpsEdits makes, and the package is fetched for
+// that; otherwise only the manifest and config blob are read. It is
+// stack's Deliverer; render --for is one call of it.
+func (c *Consumer) GitOps(ctx context.Context, ref registry.Reference, name string, values []byte, valuesName, tool string, tmpl deliver.GitOps) ([]byte, error) {
+	if err := deliver.CheckTool(tool); err != nil {
+		return nil, err // before anything is fetched
+	}
+	g := tmpl
+	var loaded *artifact.Loaded
+	if values == nil {
+		var err error
+		if loaded, err = c.Load(ctx, ref, name); err != nil {
+			return nil, err
+		}
+	}
+	if values != nil || deliver.HasProfiles(loaded.Addon) {
+		p, err := c.Open(ctx, ref, name)
+		if err != nil {
+			return nil, err
+		}
+		defer p.Close()
+		if g.Edits, err = p.GitOpsEdits(ctx, values, valuesName); err != nil {
+			return nil, err
+		}
+		loaded = p.Loaded
+	}
+	g.Ref, g.Addon = ref.WithDigest(loaded.Descriptor.Digest), loaded.Addon
+	g.PlainHTTP = tmpl.PlainHTTP || registry.IsLoopback(ref.Registry)
+	return deliver.For(tool, g)
+}
