@@ -57,3 +57,19 @@ func DefaultRecordKeyPath(getenv func(string) string) (string, error) {
 	}
 	return "", errors.New("neither XDG_CONFIG_HOME nor HOME is set")
 }
+
+// WithDefaultRecordKey returns c sealing its records with the user's record
+// key (DefaultRecordKeyPath, created on first use). Where there is none to
+// be had (no HOME, a read-only configuration directory), an ephemeral key
+// keeps records to this process: they are never trusted across runs
+// without a key kept outside the cache.
+func (c *Cache) WithDefaultRecordKey(getenv func(string) string) *Cache {
+	if p, err := DefaultRecordKeyPath(getenv); err == nil {
+		if k, err := LoadRecordKey(p); err == nil {
+			return c.WithRecordKey(k)
+		}
+	}
+	key := make([]byte, recordKeySize)
+	rand.Read(key)
+	return c.WithRecordKey(key)
+}

@@ -1,9 +1,7 @@
 package commands
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -225,15 +223,6 @@ func (g *globals) openCache() (*cache.Cache, error) {
 		return nil, nil
 	}
 	// Records (verified digests, offline tags) are sealed with a key kept
-	// outside the cache; without one, an ephemeral key keeps them to this run.
-	key := make([]byte, 32)
-	if p, err := cache.DefaultRecordKeyPath(g.getenv); err == nil {
-		if k, err := cache.LoadRecordKey(p); err == nil {
-			key = k
-		}
-	}
-	if bytes.Equal(key, make([]byte, 32)) {
-		rand.Read(key)
-	}
-	return ch.WithRecordKey(key), nil
+	// outside the cache.
+	return ch.WithDefaultRecordKey(g.getenv), nil
 }
