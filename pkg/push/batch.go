@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/addonpack/addonpack/pkg/keys"
 	"github.com/addonpack/addonpack/pkg/registry"
 )
@@ -54,22 +56,19 @@ func All(ctx context.Context, dst *registry.Client, items []Item, o BatchOptions
 		opts.Sign = &so
 	}
 	out := make([]Outcome, len(items))
-	sem := make(chan struct{}, concurrency)
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(concurrency)
 	for i, it := range items {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
+		g.Go(func() error {
 			res, err := Push(ctx, dst, it.Src, it.Ref, opts)
 			out[i] = Outcome{Src: it.Src, Result: res}
 			if err != nil {
 				out[i].Err, out[i].Error = err, err.Error()
 			}
-		}()
+			return nil // each add-on's outcome is its own
+		})
 	}
-	wg.Wait()
+	g.Wait()
 	if unlock != nil {
 		if _, err := unlock(); err != nil {
 			return nil, fmt.Errorf("unlocking the signing key: %w", err)

@@ -2,11 +2,11 @@ package sbom
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/addonpack/addonpack/pkg/registry"
 )
@@ -50,8 +50,8 @@ func ResolveImages(ctx context.Context, r Resolver, images []string, timeout tim
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	out := make([]Image, len(images))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, resolveConcurrency)
+	var g errgroup.Group
+	g.SetLimit(resolveConcurrency)
 	for i, img := range images {
 		out[i] = Image{Reference: img, Status: ImageUnresolved}
 		ref, err := registry.ParseImageReference(img)
@@ -66,24 +66,20 @@ func ResolveImages(ctx context.Context, r Resolver, images []string, timeout tim
 			out[i].Error = "not looked up"
 			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-				defer func() { <-sem }()
-			case <-ctx.Done():
-				out[i].Error = ctx.Err().Error()
-				return
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil { // the timeout passed while it waited
+				out[i].Error = err.Error()
+				return nil
 			}
 			d, err := r.Resolve(ctx, ref)
 			if err != nil {
 				out[i].Error = err.Error()
-				return
+				return nil
 			}
 			out[i].Digest, out[i].Status = d.Digest, ImageResolved
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
+	g.Wait()
 	return out
 }

@@ -3,11 +3,11 @@ package verify
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/addonpack/addonpack/pkg/registry"
 )
@@ -58,21 +58,18 @@ func All(ctx context.Context, c *registry.Client, refs []registry.Reference, p *
 		return out
 	}
 	pd := p.Digest() // once: the policy is immutable
-	sem := make(chan struct{}, o.Concurrency)
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(o.Concurrency)
 	for i, ref := range refs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
+		g.Go(func() error {
 			out[i] = one(ctx, c, ref, p, pd, o)
 			if o.Progress != nil {
 				o.Progress(out[i])
 			}
-		}()
+			return nil // each reference's outcome is its own
+		})
 	}
-	wg.Wait()
+	g.Wait()
 	return out
 }
 

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
@@ -20,6 +19,7 @@ import (
 	sigdsse "github.com/sigstore/sigstore/pkg/signature/dsse"
 	sigopts "github.com/sigstore/sigstore/pkg/signature/options"
 	"github.com/sigstore/sigstore/pkg/signature/payload"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/keys"
@@ -40,18 +40,15 @@ type checker struct {
 func (ck checker) checkAll(ctx context.Context, cands []candidate) error {
 	const inFlight = 4
 	errs := make([]error, len(cands))
-	sem := make(chan struct{}, inFlight)
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(inFlight)
 	for i := range cands {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
+		g.Go(func() error {
 			errs[i] = ck.check(ctx, &cands[i])
-		}()
+			return nil // every candidate gets its verdict
+		})
 	}
-	wg.Wait()
+	g.Wait()
 	for _, err := range errs {
 		if err != nil {
 			return err
