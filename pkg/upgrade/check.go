@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"slices"
 	"strings"
@@ -248,4 +249,28 @@ func CheckPackages(prev, next *deliver.Package) (*Report, error) {
 		rels[i] = Release{Name: p.Name, Addon: p.Addon, Type: t, Files: p.Files}
 	}
 	return Check(rels[0], rels[1])
+}
+
+// WriteText writes the report for a person: each change and what covers
+// it, each object checked, and, when the check passed, that the previous
+// release can upgrade to next.
+func (r *Report) WriteText(w io.Writer, next string, passed bool) error {
+	if r.NoPrevious != "" {
+		_, err := fmt.Fprintf(w, "no previous release: %s: nothing to check\n", r.NoPrevious)
+		return err
+	}
+	for _, c := range r.Changes {
+		by := c.CoveredBy
+		if by == "" {
+			by = "NOT COVERED"
+		}
+		fmt.Fprintf(w, "%s: %s\n", c.Detail, by)
+	}
+	for _, c := range r.Checked {
+		fmt.Fprintln(w, c)
+	}
+	if passed {
+		fmt.Fprintf(w, "%s can upgrade to %s: %s → %s\n", r.Previous, next, r.PreviousConfigVersion, r.ConfigVersion)
+	}
+	return nil
 }

@@ -226,26 +226,7 @@ release ("no previous release: …", exit 0): no user's config can break. Every 
 // printUpgradeReport prints check-upgrade's report and returns checkErr,
 // the check's verdict, unless printing failed.
 func printUpgradeReport(g *globals, f format, report *upgrade.Report, next string, checkErr error) error {
-	perr := f.print(g.streams.Out, report, func(w io.Writer) error {
-		if report.NoPrevious != "" {
-			fmt.Fprintf(w, "no previous release: %s: nothing to check\n", report.NoPrevious)
-			return nil
-		}
-		for _, c := range report.Changes {
-			by := c.CoveredBy
-			if by == "" {
-				by = "NOT COVERED"
-			}
-			fmt.Fprintf(w, "%s: %s\n", c.Detail, by)
-		}
-		for _, c := range report.Checked {
-			fmt.Fprintln(w, c)
-		}
-		if checkErr == nil {
-			fmt.Fprintf(w, "%s can upgrade to %s: %s → %s\n", report.Previous, next, report.PreviousConfigVersion, report.ConfigVersion)
-		}
-		return nil
-	})
+	perr := f.print(g.streams.Out, report, func(w io.Writer) error { return report.WriteText(w, next, checkErr == nil) })
 	if checkErr != nil {
 		return checkErr
 	}
