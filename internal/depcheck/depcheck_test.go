@@ -27,10 +27,11 @@ var fences = map[string][]string{
 	"github.com/addonpack/addonpack/testregistry": {"cmd/", "testregistry", "internal/realregistry"},
 	"github.com/CycloneDX/":                       {"pkg/sbom"},
 	"cel.dev/cel-go":                              {"pkg/convert"},
-	// Terminal drawing is the CLI's: pkg/ offers only callbacks
-	// (registry.Options.Progress, verify.BatchOptions.Progress).
-	"github.com/vbauerster/mpb/": {"cmd/"},
-	"golang.org/x/term":          {"cmd/"},
+	// Terminal drawing is the CLI's (its own internal/termprogress): pkg/
+	// offers only callbacks (registry.Options.Progress,
+	// verify.BatchOptions.Progress).
+	"github.com/vbauerster/mpb/": {"cmd/", "internal/termprogress"},
+	"golang.org/x/term":          {"cmd/", "internal/termprogress"},
 	// Pseudo-terminals are for tests only (go list's Imports has no test
 	// imports, so no package may import it).
 	"github.com/creack/pty": {},

@@ -44,8 +44,8 @@ SOURCE_DATE_EPOCH, else the git commit time, else 1970-01-01) and revision (the 
 				return err
 			}
 			opts.Limits = &limits
-			opts.Progress = g.progress.packing("Packing " + args[0])
-			done := g.progress.activity("Building " + args[0])
+			opts.Progress = g.progress.Packing("Packing " + args[0])
+			done := g.progress.Activity("Building " + args[0])
 			res, err := build.Package(cmd.Context(), args[0], out, opts)
 			done(err)
 			if err != nil {

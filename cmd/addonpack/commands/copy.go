@@ -153,7 +153,7 @@ unless DST names a tag.`,
 			}
 			opts := relocate.Options{Policy: p, MaxReferrers: maxReferrers, Images: images, Name: vf.name, CarryTrustedRoot: carryRoot}
 			var res *relocate.Result
-			done := g.progress.activity("Copying " + args[0])
+			done := g.progress.Activity("Copying " + args[0])
 			switch {
 			case toTarball != "":
 				res, err = relocate.ToTarball(ctx, c, refs[0], toTarball, opts)

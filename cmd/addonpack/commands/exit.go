@@ -85,7 +85,7 @@ func Run(ctx context.Context, streams Streams, getenv Getenv, args []string) int
 	cmd, g := newRoot(streams, getenv)
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(ctx)
-	g.progress.stop()
+	g.progress.Stop()
 	if err != nil {
 		PrintError(streams.Err, err)
 	}

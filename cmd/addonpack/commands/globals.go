@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/addonpack/addonpack/internal/termprogress"
 	"github.com/addonpack/addonpack/pkg/cache"
 	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/deliver"
@@ -36,7 +37,7 @@ type globals struct {
 
 	// progress is the display on a terminal's stderr (nil when there is
 	// none), set up by startProgress once the flags are parsed.
-	progress *progress
+	progress *termprogress.Display
 
 	// the cache, opened once per command by cache()
 	cacheOpened bool
@@ -58,13 +59,11 @@ func (g *globals) addFlags(cmd *cobra.Command) {
 }
 
 // startProgress sets up the progress display when stderr is a terminal,
-// and makes the command's own writes pause it first (progress.go).
+// and makes the command's own writes pause it first (internal/termprogress).
 func (g *globals) startProgress() {
-	g.progress = newProgress(g.streams.Err, g.getenv, g.quiet)
-	if g.progress != nil {
-		g.streams.Out = pauseFirst{w: g.streams.Out, pr: g.progress}
-		g.streams.Err = pauseFirst{w: g.streams.Err, pr: g.progress}
-	}
+	g.progress = termprogress.New(g.streams.Err, g.getenv, g.quiet)
+	g.streams.Out = termprogress.PauseFirst(g.streams.Out, g.progress)
+	g.streams.Err = termprogress.PauseFirst(g.streams.Err, g.progress)
 }
 
 // client builds the registry client from the flags and the environment.
@@ -77,7 +76,7 @@ func (g *globals) client() (*registry.Client, error) {
 		ReadTimeout:           g.readTimeout,
 	}
 	if g.progress != nil {
-		opts.Progress = g.progress.transfer
+		opts.Progress = g.progress.Transfer
 	}
 	if g.readTimeout < 0 {
 		return nil, usageError{fmt.Errorf("--read-timeout %s: want a positive duration (0 for the default, %s)", g.readTimeout, registry.DefaultReadTimeout)}

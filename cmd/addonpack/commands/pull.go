@@ -75,7 +75,7 @@ DIR/order.txt: the add-ons in install order, dependencies first. DIR is written 
 			if err != nil {
 				return usage(err)
 			}
-			done := g.progress.activity("Pulling " + args[0])
+			done := g.progress.Activity("Pulling " + args[0])
 			res, err := art.Pull(cmd.Context(), dir, consume.PullOptions{Limits: &limits, Force: force})
 			done(err)
 			if err != nil {

@@ -81,8 +81,8 @@ per add-on; a failure does not stop the others, and the first one sets the exit 
 				return err
 			}
 			popts.Name = name
-			popts.Build.Progress = g.progress.packing("Packing " + args[0])
-			done := g.progress.activity("Pushing " + args[0])
+			popts.Build.Progress = g.progress.Packing("Packing " + args[0])
+			done := g.progress.Activity("Pushing " + args[0])
 			res, err := push.Push(cmd.Context(), c, args[0], ref, popts)
 			done(err)
 			if err != nil {

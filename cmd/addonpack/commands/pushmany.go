@@ -35,7 +35,7 @@ func (g *globals) pushMany(ctx context.Context, prefix string, dirs []string, sf
 	if err != nil {
 		return err
 	}
-	done := g.progress.activity(fmt.Sprintf("Pushing %d add-ons", len(items)))
+	done := g.progress.Activity(fmt.Sprintf("Pushing %d add-ons", len(items)))
 	outcomes, err := push.All(ctx, c, items, push.BatchOptions{Options: opts})
 	done(err)
 	if err != nil {

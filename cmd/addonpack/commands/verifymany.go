@@ -22,7 +22,7 @@ func (g *globals) verifyMany(ctx context.Context, args []string, o consume.Optio
 		}
 		refs[i] = ref
 	}
-	one := g.progress.counter(fmt.Sprintf("Verifying %d references", len(refs)), len(refs))
+	one := g.progress.Counter(fmt.Sprintf("Verifying %d references", len(refs)), len(refs))
 	outcomes, err := consume.VerifyAll(ctx, refs, o, func(verify.Outcome) { one() })
 	if err != nil {
 		return err

@@ -1,4 +1,9 @@
-package commands
+// Package termprogress draws the CLI's progress on a terminal's stderr, as
+// oras and docker do. It is the CLI's alone (pkg/ offers only callbacks:
+// registry.Options.Progress, build's packing callback, verify's batch
+// progress), kept apart from the verbs so that they stay flags, one library
+// call, printing.
+package termprogress
 
 import (
 	"fmt"
@@ -15,7 +20,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/registry"
 )
 
-// progress draws long operations on stderr as oras and docker do: one line
+// Display draws long operations on stderr as oras and docker do: one line
 // per blob moving (bytes and rate), one per activity (building, pulling,
 // verifying many references). It draws only when stderr is a terminal, TERM
 // is not "dumb" and --quiet is not set: never into CI logs, files or pipes.
@@ -25,7 +30,7 @@ import (
 // still running are taken off and drawn again below the message as soon as
 // they move or another starts. When the command returns, the display ends
 // for good, running lines left as they were drawn.
-type progress struct {
+type Display struct {
 	out io.Writer // the terminal
 
 	mu     sync.Mutex
@@ -39,7 +44,7 @@ type progress struct {
 // line is one line of the display, running until end; its bar is built
 // again in each display it appears in.
 type line struct {
-	pr    *progress
+	pr    *Display
 	build func(*mpb.Progress) (*mpb.Bar, error)
 	bar   *mpb.Bar // in display gen
 	gen   int
@@ -48,11 +53,11 @@ type line struct {
 	ended bool
 }
 
-// newProgress returns the display for a command writing messages to errw,
+// New returns the display for a command writing messages to errw,
 // or nil when nothing is to be drawn there. A terminal that reports no width
 // (a pseudo-terminal nobody sized, as `script` makes without a terminal of
 // its own) is not drawn on: mpb would draw nothing there but escape codes.
-func newProgress(errw io.Writer, getenv Getenv, quiet bool) *progress {
+func New(errw io.Writer, getenv func(string) string, quiet bool) *Display {
 	f, ok := errw.(interface{ Fd() uintptr })
 	if quiet || !ok || !term.IsTerminal(int(f.Fd())) || getenv("TERM") == "dumb" {
 		return nil
@@ -60,11 +65,11 @@ func newProgress(errw io.Writer, getenv Getenv, quiet bool) *progress {
 	if w, _, err := term.GetSize(int(f.Fd())); err != nil || w <= 0 {
 		return nil
 	}
-	return &progress{out: errw, lines: map[*line]struct{}{}}
+	return &Display{out: errw, lines: map[*line]struct{}{}}
 }
 
 // start adds a line whose bar build makes; nil on a nil progress.
-func (pr *progress) start(build func(*mpb.Progress) (*mpb.Bar, error)) *line {
+func (pr *Display) start(build func(*mpb.Progress) (*mpb.Bar, error)) *line {
 	if pr == nil {
 		return nil
 	}
@@ -79,7 +84,7 @@ func (pr *progress) start(build func(*mpb.Progress) (*mpb.Bar, error)) *line {
 
 // barLocked returns l's bar in the display drawn now, starting the display
 // or building the bar when needed; nil once the command returned.
-func (pr *progress) barLocked(l *line) *mpb.Bar {
+func (pr *Display) barLocked(l *line) *mpb.Bar {
 	if pr.closed {
 		return nil
 	}
@@ -98,7 +103,7 @@ func (pr *progress) barLocked(l *line) *mpb.Bar {
 }
 
 // buildLocked builds l's bar in the display drawn now unless it has one.
-func (pr *progress) buildLocked(l *line) *mpb.Bar {
+func (pr *Display) buildLocked(l *line) *mpb.Bar {
 	if l.bar == nil || l.gen != pr.gen {
 		b, err := l.build(pr.p)
 		if err != nil {
@@ -151,18 +156,18 @@ func (l *line) running(fn func()) {
 	}
 }
 
-// pause ends the display drawn now, if any, taking its running lines off
+// Pause ends the display drawn now, if any, taking its running lines off
 // it; they are drawn again in the next display. Safe on nil.
-func (pr *progress) pause() {
+func (pr *Display) Pause() {
 	pr.finish(false)
 }
 
-// stop ends the display for good; running lines are left as drawn.
-func (pr *progress) stop() {
+// Stop ends the display for good; running lines are left as drawn.
+func (pr *Display) Stop() {
 	pr.finish(true)
 }
 
-func (pr *progress) finish(closed bool) {
+func (pr *Display) finish(closed bool) {
 	if pr == nil {
 		return
 	}
@@ -181,9 +186,9 @@ func (pr *progress) finish(closed bool) {
 	}
 }
 
-// transfer is a registry.ProgressFunc: one line per blob, with its size,
+// Transfer is a registry.ProgressFunc: one line per blob, with its size,
 // the bytes moved and the average rate.
-func (pr *progress) transfer(t registry.Transfer) registry.Meter {
+func (pr *Display) Transfer(t registry.Transfer) registry.Meter {
 	verb := "Downloading"
 	if t.Upload {
 		verb = "Uploading  "
@@ -207,9 +212,9 @@ func byteBar(name string, total int64) func(*mpb.Progress) (*mpb.Bar, error) {
 	}
 }
 
-// packing is a build.Options.Progress drawing the bytes of a tree read as
+// Packing is a build.Options.Progress drawing the bytes of a tree read as
 // it is packed; nil when nothing is drawn.
-func (pr *progress) packing(label string) func(read, total int64) {
+func (pr *Display) Packing(label string) func(read, total int64) {
 	if pr == nil {
 		return nil
 	}
@@ -237,9 +242,9 @@ type lineMeter struct{ l *line }
 func (m lineMeter) Add(n int64)    { m.l.add(n) }
 func (m lineMeter) Done(err error) { m.l.end(err) }
 
-// activity starts a line for work whose size is unknown (a spinner and the
+// Activity starts a line for work whose size is unknown (a spinner and the
 // time elapsed) and returns the function that ends it.
-func (pr *progress) activity(label string) (done func(error)) {
+func (pr *Display) Activity(label string) (done func(error)) {
 	since := time.Now()
 	l := pr.start(func(p *mpb.Progress) (*mpb.Bar, error) {
 		return p.Add(0, mpb.SpinnerStyle().PositionLeft().Build(),
@@ -250,9 +255,9 @@ func (pr *progress) activity(label string) (done func(error)) {
 	return l.end
 }
 
-// counter starts a line counting total items and returns the function that
+// Counter starts a line counting total items and returns the function that
 // counts one more; the line ends with the last.
-func (pr *progress) counter(label string, total int) (one func()) {
+func (pr *Display) Counter(label string, total int) (one func()) {
 	l := pr.start(func(p *mpb.Progress) (*mpb.Bar, error) {
 		return p.Add(int64(total), mpb.BarStyle().Build(),
 			mpb.PrependDecorators(decor.Name(label, decor.WCSyncSpaceR)),
@@ -288,10 +293,20 @@ func shortDigest(hex string) string {
 // drawn now before a result or message is written.
 type pauseFirst struct {
 	w  io.Writer
-	pr *progress
+	pr *Display
 }
 
 func (s pauseFirst) Write(p []byte) (int, error) {
-	s.pr.pause()
+	s.pr.Pause()
 	return s.w.Write(p)
+}
+
+// PauseFirst returns w writing through d: the display drawn now is ended
+// before anything is written, so results, messages and password prompts are
+// never drawn over. With a nil d, w itself.
+func PauseFirst(w io.Writer, d *Display) io.Writer {
+	if d == nil {
+		return w
+	}
+	return pauseFirst{w: w, pr: d}
 }
