@@ -1,7 +1,9 @@
 package stack
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -66,4 +68,24 @@ func Steps(st *Stack, l *Lock) ([]Step, error) {
 		steps = append(steps, Step{Name: name, Version: a.Version, Ref: ref, Level: a.Level, Values: values[name], DependsOn: slices.Sorted(slices.Values(dependsOn[name]))})
 	}
 	return steps, nil
+}
+
+// Locked reads the stack file and the lock beside it and returns the stack
+// and its add-ons in install order (Steps): what render --stack and pull
+// --stack work from. A missing lock is not found, with the command that
+// makes it.
+func Locked(file string) (*Stack, []Step, error) {
+	st, err := Load(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := ReadLock(LockPath(file))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("%s: no lock beside the stack file: run addonpack lock %s first: %w", LockPath(file), file, err)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	steps, err := Steps(st, l)
+	return st, steps, err
 }

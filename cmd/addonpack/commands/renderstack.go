@@ -14,10 +14,11 @@ import (
 // renderStack renders every add-on of a locked stack, in install order.
 func (g *globals) renderStack(cmd *cobra.Command, file, format, out string, force bool, tool, keyFile, kubeVersion string, gitops deliver.GitOps, vf *verifyFlags) error {
 	ctx := cmd.Context()
-	steps, st, err := g.lockedSteps(file, vf)
+	st, steps, err := stack.Locked(file)
 	if err != nil {
 		return err
 	}
+	vf.defaultPolicy(st.Dir(), st.Policy) // the stack file's policy, for a command given no trust
 	if kubeVersion == "" {
 		kubeVersion = st.Kubernetes
 	}
@@ -68,10 +69,11 @@ func (g *globals) renderStack(cmd *cobra.Command, file, format, out string, forc
 
 // pullStack pulls every add-on of a locked stack into dir/NAME.
 func (g *globals) pullStack(cmd *cobra.Command, file, dir string, force bool, vf *verifyFlags) error {
-	steps, _, err := g.lockedSteps(file, vf)
+	st, steps, err := stack.Locked(file)
 	if err != nil {
 		return err
 	}
+	vf.defaultPolicy(st.Dir(), st.Policy) // the stack file's policy, for a command given no trust
 	c, err := g.consumer(cmd.Context(), vf)
 	if err != nil {
 		return err
