@@ -16,9 +16,14 @@ func newConfig(g *globals) *cobra.Command {
 		Use:   "config",
 		Short: "Show an add-on's config type (its schema, a starter config, the versions it reads) and convert config objects",
 	}
+	cmd.AddCommand(newConfigSchema(g), newConfigDefaults(g), newConfigConvert(g), newConfigVersions(g), newConfigCheckUpgrade(g))
+	return cmd
+}
+
+// newConfigSchema is `config schema`.
+func newConfigSchema(g *globals) *cobra.Command {
 	var (
 		flavour string
-		f       format
 		vf      verifyFlags
 		vr      versionFlag
 	)
@@ -67,6 +72,16 @@ fetched, not the content.
 	schemaCmd.Flags().StringVar(&flavour, "format", "jsonschema", "which schema to print — not an output encoding like other commands' --format: jsonschema, openapi (an OpenAPI v3 schema, as YAML) or crd (a CustomResourceDefinition, as YAML); jsonschema is JSON Schema, as JSON")
 	vf.add(schemaCmd, true)
 	vr.add(schemaCmd)
+	return schemaCmd
+}
+
+// newConfigDefaults is `config defaults`.
+func newConfigDefaults(g *globals) *cobra.Command {
+	var (
+		f  format
+		vf verifyFlags
+		vr versionFlag
+	)
 	defaultsCmd := &cobra.Command{
 		Use:   "defaults REF|LAYOUT|DIR",
 		Short: "Print a starter config: the packed defaults with the schema's defaults applied",
@@ -111,8 +126,7 @@ fetched, not the content.
 	addFormat(defaultsCmd, &f, true)
 	vf.add(defaultsCmd, true)
 	vr.add(defaultsCmd)
-	cmd.AddCommand(schemaCmd, defaultsCmd, newConfigConvert(g), newConfigVersions(g), newConfigCheckUpgrade(g))
-	return cmd
+	return defaultsCmd
 }
 
 // configSchema returns the canonical schema and config type of ARG, from the

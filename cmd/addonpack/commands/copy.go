@@ -12,23 +12,183 @@ import (
 	"github.com/addonpack/addonpack/pkg/relocate"
 )
 
+// copyOptions are the flags of copy.
+type copyOptions struct {
+	g            *globals
+	vf           verifyFlags
+	f            format
+	toTarball    string
+	fromTarball  string
+	maxReferrers int
+	images       bool
+	vr           versionFlag
+	stk          string
+	carryRoot    string
+	rootOut      string
+}
+
 func newCopy(g *globals) *cobra.Command {
-	var (
-		vf           verifyFlags
-		f            format
-		toTarball    string
-		fromTarball  string
-		maxReferrers int
-		images       bool
-		vr           versionFlag
-		stk          string
-		carryRoot    string
-		rootOut      string
-	)
+	o := &copyOptions{g: g}
 	cmd := &cobra.Command{
 		Use:   "copy (SRC DST | SRC --to-tarball OUT | --from-tarball IN DST | --stack FILE --to-tarball OUT | --stack FILE --from-tarball IN DST) (--key PUB | --policy FILE | --insecure-skip-verify)",
 		Short: "Copy an artifact with its signatures, attestations and referrers to another registry or an air gap",
-		Long: `copy resolves SRC once and copies the artifact by digest to DST's repository with everything
+		Long:  copyHelp,
+		Example: `  addonpack copy localhost:5000/addons/hello:0.1.0 localhost:5000/mirror/hello --key release.pub
+  addonpack copy localhost:5000/addons/hello:0.1.0 --to-tarball hello.tar --key release.pub
+  addonpack copy --from-tarball hello.tar localhost:5000/airgap/hello --key release.pub
+  addonpack copy localhost:5000/addons/hello:0.1.0 --to-tarball hello-root.tar --carry-trusted-root sigstore-root.json --key release.pub
+  addonpack copy --from-tarball hello-root.tar localhost:5000/airgap/hello --trusted-root-out trusted_root.json --key release.pub
+  addonpack copy localhost:5000/addons/hello localhost:5000/mirror/hello --version 0.x --key release.pub
+  addonpack copy --stack addons.yaml --to-tarball stack.tar --key release.pub
+  addonpack copy --stack airgap/addons.yaml --from-tarball stack.tar localhost:5000/airgap --key release.pub`,
+		Args: o.args,
+		RunE: o.run,
+	}
+	o.vf.add(cmd, true)
+	o.vr.add(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&o.toTarball, "to-tarball", "", "write SRC with its signatures and referrers to this OCI layout tarball instead of a registry")
+	fl.StringVar(&o.fromTarball, "from-tarball", "", "push the artifact of this OCI layout tarball (FILE or FILE:TAG), with its signatures and referrers, to DST")
+	fl.StringVar(&o.stk, "stack", "", "copy every add-on of this locked stack: to --to-tarball OUT, or from a stack tarball (--from-tarball IN DST) to DST/NAME, writing this stack file and its lock for there")
+	fl.StringVar(&o.carryRoot, "carry-trusted-root", "", "with --to-tarball: also store this Sigstore trusted_root.json in the tarball, for keyless verification on the other side")
+	fl.StringVar(&o.rootOut, "trusted-root-out", "", "with --from-tarball: write the trusted root the tarball carries to this file, for a --policy that pins its digest")
+	fl.BoolVar(&o.images, "images", false, "also copy every container image the add-on lists, by digest, beside it (DST/<image repository>), and record the relocation for render")
+	fl.IntVar(&o.maxReferrers, "max-referrers", 0, fmt.Sprintf("most referrers to copy per manifest; more fails (default %d)", relocate.DefaultMaxReferrers))
+	addFormat(cmd, &o.f, true)
+	return cmd
+}
+
+// args checks the arguments against the mode the flags choose.
+func (o *copyOptions) args(_ *cobra.Command, args []string) error {
+	want := 2
+	if o.toTarball != "" || o.fromTarball != "" {
+		want = 1
+	}
+	if o.toTarball != "" && o.fromTarball != "" {
+		return usageError{errors.New("give --to-tarball or --from-tarball, not both")}
+	}
+	if o.stk != "" {
+		return copyStackArgs(args, o.toTarball, o.fromTarball)
+	}
+	if len(args) != want {
+		return usageError{fmt.Errorf("want %d argument(s) (%s), got %d", want, map[int]string{1: "SRC with --to-tarball, DST with --from-tarball", 2: "SRC DST"}[want], len(args))}
+	}
+	return nil
+}
+
+// run copies one artifact (or, with --stack, a locked stack).
+func (o *copyOptions) run(cmd *cobra.Command, args []string) (err error) {
+	ctx := cmd.Context()
+	if err := trustedRootCarryFlags(o.toTarball, o.fromTarball, o.stk, o.carryRoot, o.rootOut, &o.vf); err != nil {
+		return err
+	}
+	if o.stk != "" {
+		if err := o.vr.refuse("--stack: the lock pins every add-on"); err != nil {
+			return err
+		}
+		return o.g.copyStack(cmd, o.stk, args, o.toTarball, o.fromTarball, &o.vf, relocate.Options{MaxReferrers: o.maxReferrers, Images: o.images}, o.f)
+	}
+	var rootDigest string
+	if o.rootOut != "" {
+		d, created, xerr := relocate.ExtractTrustedRoot(o.fromTarball, o.rootOut)
+		if xerr != nil {
+			return xerr
+		}
+		if created { // the named result err: removed when the copy fails
+			defer func() {
+				if err != nil {
+					os.Remove(o.rootOut)
+				}
+			}()
+		}
+		rootDigest = d
+		fmt.Fprintf(o.g.streams.Err, "trusted root %s from the tarball written to %s (trusted only where a policy pins this digest)\n", d, o.rootOut)
+	}
+	p, err := o.vf.policy(ctx, o.g)
+	if err != nil {
+		return err
+	}
+	if o.fromTarball != "" {
+		err = o.vr.refuse("--from-tarball: the tarball holds the artifact to copy")
+	} else {
+		args[0], err = o.vr.pin(ctx, o.g, args[0])
+	}
+	if err != nil {
+		return err
+	}
+	refs := make([]registry.Reference, len(args))
+	for i, a := range args {
+		if refs[i], err = o.g.reference(a); err != nil {
+			return err
+		}
+	}
+	c, err := o.g.client()
+	if err != nil {
+		return err
+	}
+	if p == nil {
+		fmt.Fprintln(o.g.streams.Err, "Warning: --insecure-skip-verify: the copy is not verified at the source nor at the destination")
+	}
+	opts := relocate.Options{Policy: p, MaxReferrers: o.maxReferrers, Images: o.images, Name: o.vf.name, CarryTrustedRoot: o.carryRoot}
+	var res *relocate.Result
+	done := o.g.progress.Activity("Copying " + args[0])
+	switch {
+	case o.toTarball != "":
+		res, err = relocate.ToTarball(ctx, c, refs[0], o.toTarball, opts)
+	case o.fromTarball != "":
+		res, err = relocate.FromTarball(ctx, c, o.fromTarball, refs[0], opts)
+	default:
+		res, err = relocate.Copy(ctx, c, refs[0], refs[1], opts)
+	}
+	done(err)
+	if err != nil {
+		return err
+	}
+	if rootDigest != "" {
+		res.TrustedRoot = rootDigest
+	} else if res.TrustedRoot != "" {
+		fmt.Fprintf(o.g.streams.Err, "carried trusted root %s (pin this digest in the policy on the other side)\n", res.TrustedRoot)
+	}
+	return o.print(res)
+}
+
+// print writes the copy's result: what was copied on stderr, the
+// destination on stdout.
+func (o *copyOptions) print(res *relocate.Result) error {
+	return o.f.print(o.g.streams.Out, res, func(w io.Writer) error {
+		for _, it := range res.Items {
+			fmt.Fprintf(o.g.streams.Err, "copied %-8s %s %s\n", it.Kind, it.Descriptor.Digest, it.Tag)
+		}
+		for _, m := range res.Images {
+			fmt.Fprintf(o.g.streams.Err, "image %s -> %s@%s\n", m.Source, m.NewName, m.Digest)
+		}
+		if res.Verification != nil {
+			fmt.Fprintf(o.g.streams.Err, "verified at the destination: signed by %v\n", res.Verification.SignedBy)
+		} else if res.SourceVerification != nil {
+			fmt.Fprintf(o.g.streams.Err, "verified at the source: signed by %v\n", res.SourceVerification.SignedBy)
+		}
+		_, err := fmt.Fprintln(w, res.Destination)
+		return err
+	})
+}
+
+// trustedRootCarryFlags checks where --carry-trusted-root and
+// --trusted-root-out apply: a single add-on's tarball, each on its side; a
+// carried root is trusted only through a policy's pinned digest, never as
+// --trusted-root (which pins nothing).
+func trustedRootCarryFlags(toTarball, fromTarball, stk, carry, out string, vf *verifyFlags) error {
+	switch {
+	case carry != "" && (toTarball == "" || stk != ""):
+		return usageError{errors.New("--carry-trusted-root goes with --to-tarball of one add-on (not --stack)")}
+	case out != "" && (fromTarball == "" || stk != ""):
+		return usageError{errors.New("--trusted-root-out goes with --from-tarball of one add-on (not --stack)")}
+	case out != "" && vf.keyless.TrustedRoot != "":
+		return usageError{errors.New("--trusted-root-out with --trusted-root would trust the carried root without a pinned digest: pin its digest in a --policy instead (specs/policy.md)")}
+	}
+	return nil
+}
+
+const copyHelp = `copy resolves SRC once and copies the artifact by digest to DST's repository with everything
 that vouches for it: cosign's sha256-<hex>.sig/.att/.sbom tags under the same names, and every
 OCI referrer (Sigstore bundles, SBOMs), through the referrers API or, on registries without it
 such as distribution 2.8, the referrers tag schema — then, recursively, the signatures and
@@ -74,146 +234,4 @@ and its lock rewritten for DST (neither may exist): lock --check, render --stack
 --version RANGE, with SRC naming a repository without a tag, copies the highest version the
 semver range matches (a pre-release only where the range names one: specs/stack.md), resolved
 once to a digest and copied as SRC:TAG@DIGEST ("resolved …" on stderr), tagged TAG at DST
-unless DST names a tag.`,
-		Example: `  addonpack copy localhost:5000/addons/hello:0.1.0 localhost:5000/mirror/hello --key release.pub
-  addonpack copy localhost:5000/addons/hello:0.1.0 --to-tarball hello.tar --key release.pub
-  addonpack copy --from-tarball hello.tar localhost:5000/airgap/hello --key release.pub
-  addonpack copy localhost:5000/addons/hello:0.1.0 --to-tarball hello-root.tar --carry-trusted-root sigstore-root.json --key release.pub
-  addonpack copy --from-tarball hello-root.tar localhost:5000/airgap/hello --trusted-root-out trusted_root.json --key release.pub
-  addonpack copy localhost:5000/addons/hello localhost:5000/mirror/hello --version 0.x --key release.pub
-  addonpack copy --stack addons.yaml --to-tarball stack.tar --key release.pub
-  addonpack copy --stack airgap/addons.yaml --from-tarball stack.tar localhost:5000/airgap --key release.pub`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			want := 2
-			if toTarball != "" || fromTarball != "" {
-				want = 1
-			}
-			if toTarball != "" && fromTarball != "" {
-				return usageError{errors.New("give --to-tarball or --from-tarball, not both")}
-			}
-			if stk != "" {
-				return copyStackArgs(args, toTarball, fromTarball)
-			}
-			if len(args) != want {
-				return usageError{fmt.Errorf("want %d argument(s) (%s), got %d", want, map[int]string{1: "SRC with --to-tarball, DST with --from-tarball", 2: "SRC DST"}[want], len(args))}
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) (err error) {
-			ctx := cmd.Context()
-			if err := trustedRootCarryFlags(toTarball, fromTarball, stk, carryRoot, rootOut, &vf); err != nil {
-				return err
-			}
-			if stk != "" {
-				if err := vr.refuse("--stack: the lock pins every add-on"); err != nil {
-					return err
-				}
-				return g.copyStack(cmd, stk, args, toTarball, fromTarball, &vf, relocate.Options{MaxReferrers: maxReferrers, Images: images}, f)
-			}
-			var rootDigest string
-			if rootOut != "" {
-				d, created, xerr := relocate.ExtractTrustedRoot(fromTarball, rootOut)
-				if xerr != nil {
-					return xerr
-				}
-				if created { // the named result err: removed when the copy fails
-					defer func() {
-						if err != nil {
-							os.Remove(rootOut)
-						}
-					}()
-				}
-				rootDigest = d
-				fmt.Fprintf(g.streams.Err, "trusted root %s from the tarball written to %s (trusted only where a policy pins this digest)\n", d, rootOut)
-			}
-			p, err := vf.policy(ctx, g)
-			if err != nil {
-				return err
-			}
-			if fromTarball != "" {
-				err = vr.refuse("--from-tarball: the tarball holds the artifact to copy")
-			} else {
-				args[0], err = vr.pin(ctx, g, args[0])
-			}
-			if err != nil {
-				return err
-			}
-			refs := make([]registry.Reference, len(args))
-			for i, a := range args {
-				if refs[i], err = g.reference(a); err != nil {
-					return err
-				}
-			}
-			c, err := g.client()
-			if err != nil {
-				return err
-			}
-			if p == nil {
-				fmt.Fprintln(g.streams.Err, "Warning: --insecure-skip-verify: the copy is not verified at the source nor at the destination")
-			}
-			opts := relocate.Options{Policy: p, MaxReferrers: maxReferrers, Images: images, Name: vf.name, CarryTrustedRoot: carryRoot}
-			var res *relocate.Result
-			done := g.progress.Activity("Copying " + args[0])
-			switch {
-			case toTarball != "":
-				res, err = relocate.ToTarball(ctx, c, refs[0], toTarball, opts)
-			case fromTarball != "":
-				res, err = relocate.FromTarball(ctx, c, fromTarball, refs[0], opts)
-			default:
-				res, err = relocate.Copy(ctx, c, refs[0], refs[1], opts)
-			}
-			done(err)
-			if err != nil {
-				return err
-			}
-			if rootDigest != "" {
-				res.TrustedRoot = rootDigest
-			} else if res.TrustedRoot != "" {
-				fmt.Fprintf(g.streams.Err, "carried trusted root %s (pin this digest in the policy on the other side)\n", res.TrustedRoot)
-			}
-			return f.print(g.streams.Out, res, func(w io.Writer) error {
-				for _, it := range res.Items {
-					fmt.Fprintf(g.streams.Err, "copied %-8s %s %s\n", it.Kind, it.Descriptor.Digest, it.Tag)
-				}
-				for _, m := range res.Images {
-					fmt.Fprintf(g.streams.Err, "image %s -> %s@%s\n", m.Source, m.NewName, m.Digest)
-				}
-				if res.Verification != nil {
-					fmt.Fprintf(g.streams.Err, "verified at the destination: signed by %v\n", res.Verification.SignedBy)
-				} else if res.SourceVerification != nil {
-					fmt.Fprintf(g.streams.Err, "verified at the source: signed by %v\n", res.SourceVerification.SignedBy)
-				}
-				_, err := fmt.Fprintln(w, res.Destination)
-				return err
-			})
-		},
-	}
-	vf.add(cmd, true)
-	vr.add(cmd)
-	fl := cmd.Flags()
-	fl.StringVar(&toTarball, "to-tarball", "", "write SRC with its signatures and referrers to this OCI layout tarball instead of a registry")
-	fl.StringVar(&fromTarball, "from-tarball", "", "push the artifact of this OCI layout tarball (FILE or FILE:TAG), with its signatures and referrers, to DST")
-	fl.StringVar(&stk, "stack", "", "copy every add-on of this locked stack: to --to-tarball OUT, or from a stack tarball (--from-tarball IN DST) to DST/NAME, writing this stack file and its lock for there")
-	fl.StringVar(&carryRoot, "carry-trusted-root", "", "with --to-tarball: also store this Sigstore trusted_root.json in the tarball, for keyless verification on the other side")
-	fl.StringVar(&rootOut, "trusted-root-out", "", "with --from-tarball: write the trusted root the tarball carries to this file, for a --policy that pins its digest")
-	fl.BoolVar(&images, "images", false, "also copy every container image the add-on lists, by digest, beside it (DST/<image repository>), and record the relocation for render")
-	fl.IntVar(&maxReferrers, "max-referrers", 0, fmt.Sprintf("most referrers to copy per manifest; more fails (default %d)", relocate.DefaultMaxReferrers))
-	addFormat(cmd, &f, true)
-	return cmd
-}
-
-// trustedRootCarryFlags checks where --carry-trusted-root and
-// --trusted-root-out apply: a single add-on's tarball, each on its side; a
-// carried root is trusted only through a policy's pinned digest, never as
-// --trusted-root (which pins nothing).
-func trustedRootCarryFlags(toTarball, fromTarball, stk, carry, out string, vf *verifyFlags) error {
-	switch {
-	case carry != "" && (toTarball == "" || stk != ""):
-		return usageError{errors.New("--carry-trusted-root goes with --to-tarball of one add-on (not --stack)")}
-	case out != "" && (fromTarball == "" || stk != ""):
-		return usageError{errors.New("--trusted-root-out goes with --from-tarball of one add-on (not --stack)")}
-	case out != "" && vf.keyless.TrustedRoot != "":
-		return usageError{errors.New("--trusted-root-out with --trusted-root would trust the carried root without a pinned digest: pin its digest in a --policy instead (specs/policy.md)")}
-	}
-	return nil
-}
+unless DST names a tag.`

@@ -29,24 +29,7 @@ func newDiff(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "diff A B",
 		Short: "Show a unified diff of the rendered output of two versions (or a version and a source dir)",
-		Long: `diff renders A and B — registry references, OCI layouts or source directories — with the
-same --values, and prints a unified diff of the output, so an upgrade can be reviewed
-before it is applied and CI can publish only on change (--exit-code: exit 1 when they
-differ, like git diff). Each side converts --values to its own config version, as render
-does, so diffing two releases whose config type changed shows what the upgrade does to
-your configuration (stderr names each conversion).
-
---format json prints {a, b, differ, diff}: per side, the source rendered and the conversion
-of --values (each step with the rules applied, as config convert --format json lists them),
-whether the renderings differ, and the unified diff.
-
---kube-version gives the target cluster's Kubernetes version to both sides, as render's
-does: required when a side has a component that depends on it (kubernetes: in addon.yaml),
-so an upgrade review shows the components the new release enables or drops for your cluster.
-
---version RANGE pins each of A and B that names a repository without a tag to the highest
-version the range matches (at least one must), as for render: so an installed tag can be
-compared with the newest release in a range before upgrading.`,
+		Long:  diffHelp,
 		Example: `  addonpack diff localhost:5000/addons/hello:0.1.0 localhost:5000/addons/hello:0.2.0 --key release.pub --values my-hello.yaml
   addonpack diff localhost:5000/addons/hello:0.1.0 ./hello --key release.pub --exit-code
   addonpack diff localhost:5000/addons/hello:0.1.0 localhost:5000/addons/hello --version 0.x --key release.pub
@@ -130,3 +113,22 @@ func (g *globals) renderOne(ctx context.Context, arg string, values []byte, name
 	r, err := p.RenderConverted(ctx, values, name)
 	return r, p.Name, err
 }
+
+const diffHelp = `diff renders A and B — registry references, OCI layouts or source directories — with the
+same --values, and prints a unified diff of the output, so an upgrade can be reviewed
+before it is applied and CI can publish only on change (--exit-code: exit 1 when they
+differ, like git diff). Each side converts --values to its own config version, as render
+does, so diffing two releases whose config type changed shows what the upgrade does to
+your configuration (stderr names each conversion).
+
+--format json prints {a, b, differ, diff}: per side, the source rendered and the conversion
+of --values (each step with the rules applied, as config convert --format json lists them),
+whether the renderings differ, and the unified diff.
+
+--kube-version gives the target cluster's Kubernetes version to both sides, as render's
+does: required when a side has a component that depends on it (kubernetes: in addon.yaml),
+so an upgrade review shows the components the new release enables or drops for your cluster.
+
+--version RANGE pins each of A and B that names a repository without a tag to the highest
+version the range matches (at least one must), as for render: so an installed tag can be
+compared with the newest release in a range before upgrading.`

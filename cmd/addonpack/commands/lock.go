@@ -22,19 +22,7 @@ func newLock(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lock [FILE] (--key PUB | --policy F | --insecure-skip-verify) [--check | --update [NAME...]]",
 		Short: "Resolve a stack of add-ons to verified digests and write addons.lock",
-		Long: `lock reads the stack file FILE (default addons.yaml; specs/stack.md section 4), resolves
-every add-on it names and their dependencies — declared in each add-on's signed config blob —
-from version ranges to one version per repository (the highest that every range admits), and
-writes addons.lock beside FILE: each add-on's name, repository, signed version, tag, verified
-manifest digest and who required it with which range, and the install order. Every add-on is
-verified under the policy scope of its own repository before its dependencies are read; a
-parent's signature never vouches for a dependency. The same registry state gives a
-byte-identical lock.
-
---check exits 0 when the lock matches FILE and every locked tag still points at its locked
-digest, and 10 otherwise, naming each difference. --update resolves again: every add-on, or
-only those named, the others kept at their locked versions. Without --key or --policy, the
-stack file's policy is used.`,
+		Long:  lockHelp,
 		Example: `  addonpack lock addons.yaml --key release.pub
   addonpack lock addons.yaml --check
   addonpack lock addons.yaml --key release.pub --update hello`,
@@ -115,3 +103,17 @@ func writeLockText(w io.Writer, l *stack.Lock, path string, checked bool) error 
 	_, err := fmt.Fprintf(w, "%s %s\n", verb, filepath.Clean(path))
 	return err
 }
+
+const lockHelp = `lock reads the stack file FILE (default addons.yaml; specs/stack.md section 4), resolves
+every add-on it names and their dependencies — declared in each add-on's signed config blob —
+from version ranges to one version per repository (the highest that every range admits), and
+writes addons.lock beside FILE: each add-on's name, repository, signed version, tag, verified
+manifest digest and who required it with which range, and the install order. Every add-on is
+verified under the policy scope of its own repository before its dependencies are read; a
+parent's signature never vouches for a dependency. The same registry state gives a
+byte-identical lock.
+
+--check exits 0 when the lock matches FILE and every locked tag still points at its locked
+digest, and 10 otherwise, naming each difference. --update resolves again: every add-on, or
+only those named, the others kept at their locked versions. Without --key or --policy, the
+stack file's policy is used.`

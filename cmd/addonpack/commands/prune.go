@@ -31,26 +31,7 @@ func newPrune(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "prune REPO (--keep N | --keep-range RANGE | --tag TAG)... [--yes]",
 		Short: "Delete older releases of an add-on with their signatures, attestations and referrers",
-		Long: `prune deletes an add-on's older releases from REPO with everything that vouches for them:
-the release tag, its manifest, cosign's sha256-<hex>.sig/.att/.sbom tags, its OCI referrers
-(Sigstore bundles, SBOMs), through the referrers API or, on registries without it such as
-distribution 2.8, the referrers tag schema — and, recursively, theirs. Left-overs of an
-interrupted prune (vouching tags whose manifest is gone) go too.
-
-Releases are the tags that are strict semantic versions ("_" standing for "+"), ordered by
-version, never by date: --keep N keeps the N newest, --keep-range RANGE also keeps those it
-matches (range syntax as in stacks: ">=1.0.0 <2.0.0", "^1.2", "1.x"). Other tags (latest, stable) are never deleted unless named with --tag.
-
-Never deleted: a digest another kept tag points at, or one --protect FILE pins (a stack lock
-file, addons.lock, or a list of sha256: digests, one per line). A release tag on such a digest is only untagged, where the
-registry can delete a tag alone (distribution 2.8 cannot: the tag is then reported skipped).
-
-Without --yes nothing is deleted: prune prints what would go (text, or -o json); on a terminal
-it asks for the repository's name to confirm. Each release's manifest is deleted before what
-vouches for it, so an interruption never leaves a tagged release unverifiable; run prune again
-to finish (specs/prune.md). A registry that refuses deletes (distribution without
-storage.delete.enabled) fails on the first deletion, with nothing deleted. Blobs are left to
-the registry's garbage collection.`,
+		Long:  pruneHelp,
 		Example: `  addonpack prune localhost:5000/addons/hello --keep 1
   addonpack prune localhost:5000/addons/hello --keep 1 -o json
   addonpack prune localhost:5000/addons/hello --keep 2 --yes`,
@@ -182,3 +163,24 @@ func describeItem(it prune.Item) string {
 	}
 	return s
 }
+
+const pruneHelp = `prune deletes an add-on's older releases from REPO with everything that vouches for them:
+the release tag, its manifest, cosign's sha256-<hex>.sig/.att/.sbom tags, its OCI referrers
+(Sigstore bundles, SBOMs), through the referrers API or, on registries without it such as
+distribution 2.8, the referrers tag schema — and, recursively, theirs. Left-overs of an
+interrupted prune (vouching tags whose manifest is gone) go too.
+
+Releases are the tags that are strict semantic versions ("_" standing for "+"), ordered by
+version, never by date: --keep N keeps the N newest, --keep-range RANGE also keeps those it
+matches (range syntax as in stacks: ">=1.0.0 <2.0.0", "^1.2", "1.x"). Other tags (latest, stable) are never deleted unless named with --tag.
+
+Never deleted: a digest another kept tag points at, or one --protect FILE pins (a stack lock
+file, addons.lock, or a list of sha256: digests, one per line). A release tag on such a digest is only untagged, where the
+registry can delete a tag alone (distribution 2.8 cannot: the tag is then reported skipped).
+
+Without --yes nothing is deleted: prune prints what would go (text, or -o json); on a terminal
+it asks for the repository's name to confirm. Each release's manifest is deleted before what
+vouches for it, so an interruption never leaves a tagged release unverifiable; run prune again
+to finish (specs/prune.md). A registry that refuses deletes (distribution without
+storage.delete.enabled) fails on the first deletion, with nothing deleted. Blobs are left to
+the registry's garbage collection.`

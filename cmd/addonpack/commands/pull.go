@@ -23,22 +23,7 @@ func newPull(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pull (REF|LAYOUT | --stack FILE) -o DIR (--key PUB | --policy FILE | --insecure-skip-verify)",
 		Short: "Verify an add-on, fetch it by digest and unpack its package tree",
-		Long: `pull resolves REF once to a digest and verifies its signatures (and provenance, when the
-flags or the policy ask) BEFORE any content is read; then it fetches the manifest, config
-and content layer by that digest (each checked for size and digest before it is parsed)
-and unpacks the tree safely into DIR: regular files and directories only, no path leaving
-DIR, bounded sizes. The tree is unpacked beside DIR and renamed into place only when
-complete, so a failed or interrupted pull leaves DIR as it was. DIR must be missing or
-empty, or --force replaces it.
-
-Verification is required: --key or --policy, or an explicit --insecure-skip-verify (which
-prints a warning). A digest verified under a policy is remembered for an hour in the cache.
-
---stack FILE pulls every add-on of a locked stack (addonpack lock FILE first), each by its
-locked digest and verified again, into a subdirectory of DIR named as the add-on, and writes
-DIR/order.txt: the add-ons in install order, dependencies first. DIR is written as a whole.
-
-` + versionHelp,
+		Long:  pullHelp + versionHelp,
 		Example: `  addonpack pull localhost:5000/addons/hello:0.1.0 -o ./hello-pulled --key release.pub
   addonpack pull localhost:5000/addons/hello:0.1.0 -o ./hello-pulled --policy policy.yaml --force
   addonpack pull ./hello-layout -o ./hello-unverified --insecure-skip-verify
@@ -114,3 +99,20 @@ func lessGC() (restore func()) {
 		debug.SetMemoryLimit(limit)
 	}
 }
+
+const pullHelp = `pull resolves REF once to a digest and verifies its signatures (and provenance, when the
+flags or the policy ask) BEFORE any content is read; then it fetches the manifest, config
+and content layer by that digest (each checked for size and digest before it is parsed)
+and unpacks the tree safely into DIR: regular files and directories only, no path leaving
+DIR, bounded sizes. The tree is unpacked beside DIR and renamed into place only when
+complete, so a failed or interrupted pull leaves DIR as it was. DIR must be missing or
+empty, or --force replaces it.
+
+Verification is required: --key or --policy, or an explicit --insecure-skip-verify (which
+prints a warning). A digest verified under a policy is remembered for an hour in the cache.
+
+--stack FILE pulls every add-on of a locked stack (addonpack lock FILE first), each by its
+locked digest and verified again, into a subdirectory of DIR named as the add-on, and writes
+DIR/order.txt: the add-ons in install order, dependencies first. DIR is written as a whole.
+
+`

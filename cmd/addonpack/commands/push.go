@@ -27,28 +27,7 @@ func newPush(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "push DIR|LAYOUT REF | push --prefix REGISTRY/REPO DIR...",
 		Short: "Build an add-on (or take a built OCI layout) and push it to a registry",
-		Long: `push builds DIR exactly as 'addonpack build' does — or takes an OCI layout directory or
-tarball written by 'addonpack build -o/--tarball' ("PATH" or "PATH:TAG") — and pushes it
-to REF, uploading only the blobs the registry does not have. It prints REPO@sha256:….
-
-REF must name what is pushed, as consumers require (specs/artifact.md section 11.6): its
-repository's last path element is the add-on's metadata.name (or --name, for a mirror that
-renames) and a tag that is a semantic version is spec.version ('_' for '+'); other tags
-(latest, stable) claim no version. A push consumers would refuse fails first (exit 9).
-
-Registries on loopback (localhost, 127.0.0.0/8, [::1]) are reached over plain HTTP
-unless they speak TLS; any other registry needs HTTPS or --plain-http.
-
-With --key, the pushed digest is then signed and a SLSA v1 provenance attestation is
-attached, in the same process (see 'addonpack sign' and specs/provenance.md). The builder id
-is --builder-id, else derived from CI (GitHub Actions' workflow ref, GitLab CI), else
-addonpack's local builder id. With --keyless instead of --key, both are signed keyless and
-stored as Sigstore bundle referrers (see 'addonpack sign --help'); the Fulcio certificate is
-obtained before anything is written, so a refused identity token leaves nothing behind.
-
-With --prefix, every DIR is pushed to PREFIX/<name>:<version> from its addon.yaml, in one
-process: one key unlock, one registry client, a few add-ons in flight at once. One line
-per add-on; a failure does not stop the others, and the first one sets the exit code.`,
+		Long:  pushHelp,
 		Example: `  addonpack push ./hello localhost:5000/addons/hello:0.1.0
   addonpack build ./hello --tarball hello.tar && addonpack push hello.tar localhost:5000/addons/hello:0.1.0
   COSIGN_PASSWORD=secret addonpack push ./hello localhost:5000/addons/hello:0.1.0 --key release.key
@@ -168,3 +147,26 @@ func (g *globals) pushSignOptions(ctx context.Context, sf *signFlags, builderID 
 		BuilderVersion: buildVersion(),
 	}, nil
 }
+
+const pushHelp = `push builds DIR exactly as 'addonpack build' does — or takes an OCI layout directory or
+tarball written by 'addonpack build -o/--tarball' ("PATH" or "PATH:TAG") — and pushes it
+to REF, uploading only the blobs the registry does not have. It prints REPO@sha256:….
+
+REF must name what is pushed, as consumers require (specs/artifact.md section 11.6): its
+repository's last path element is the add-on's metadata.name (or --name, for a mirror that
+renames) and a tag that is a semantic version is spec.version ('_' for '+'); other tags
+(latest, stable) claim no version. A push consumers would refuse fails first (exit 9).
+
+Registries on loopback (localhost, 127.0.0.0/8, [::1]) are reached over plain HTTP
+unless they speak TLS; any other registry needs HTTPS or --plain-http.
+
+With --key, the pushed digest is then signed and a SLSA v1 provenance attestation is
+attached, in the same process (see 'addonpack sign' and specs/provenance.md). The builder id
+is --builder-id, else derived from CI (GitHub Actions' workflow ref, GitLab CI), else
+addonpack's local builder id. With --keyless instead of --key, both are signed keyless and
+stored as Sigstore bundle referrers (see 'addonpack sign --help'); the Fulcio certificate is
+obtained before anything is written, so a refused identity token leaves nothing behind.
+
+With --prefix, every DIR is pushed to PREFIX/<name>:<version> from its addon.yaml, in one
+process: one key unlock, one registry client, a few add-ons in flight at once. One line
+per add-on; a failure does not stop the others, and the first one sets the exit code.`
