@@ -19,14 +19,16 @@ type planner struct {
 	opts Options
 	plan *Plan
 	tags map[string]bool
-	// tagDigest is what each release or other (non-vouching) tag points at.
-	tagDigest map[string]digest.Digest
 	// known are digests seen to exist: tagged, or found in a walk.
 	known map[digest.Digest]bool
-	// planned are digests the plan deletes.
+	// planned are digests the plan deletes or skips.
 	planned map[digest.Digest]bool
-	// protected are digests never deleted, with the reason.
-	protected map[digest.Digest]string
+	// needed are the digests a kept tag or pin reaches (reach.go), never
+	// deleted, with what needs them.
+	needed map[digest.Digest]need
+	// links memoises each manifest's edges (graph.go): read once a plan.
+	mu    sync.Mutex
+	links map[digest.Digest][]link
 }
 
 // group is one manifest to delete as a release, with its release tags.
@@ -35,21 +37,27 @@ type group struct {
 	tags []string
 }
 
-// decide sorts every non-vouching tag into kept and deleted, resolves them,
-// protects the digests of kept tags and pins, and returns the manifests to
-// delete as releases, oldest release first.
-func (p *planner) decide(ctx context.Context, tags []string) ([]group, error) {
+// doomedTag is a release (or named) tag to delete and what it points at.
+type doomedTag struct {
+	tag  string
+	desc ocispec.Descriptor
+}
+
+// decide sorts every non-vouching tag into kept and deleted and resolves
+// them. It returns the tags to delete, oldest release first, and the roots
+// of what is needed: the kept tags' manifests and the pins.
+func (p *planner) decide(ctx context.Context, tags []string) ([]doomedTag, []root, error) {
 	var rng *versionRange
 	if p.opts.KeepRange != "" {
 		var err error
 		if rng, err = parseRange(p.opts.KeepRange); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	named := map[string]bool{}
 	for _, t := range p.opts.Tags {
 		if !p.tags[t] {
-			return nil, fmt.Errorf("--tag %s: %w", p.repo.Repo()+":"+t, registry.ErrNotFound)
+			return nil, nil, fmt.Errorf("--tag %s: %w", p.repo.Repo()+":"+t, registry.ErrNotFound)
 		}
 		named[t] = true
 	}
@@ -94,41 +102,48 @@ func (p *planner) decide(ctx context.Context, tags []string) ([]group, error) {
 	}
 	descs, err := p.resolveAll(ctx, all)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	var roots []root
 	for _, t := range all {
-		p.tagDigest[t] = descs[t].Digest
 		p.known[descs[t].Digest] = true
 		if reason, ok := keep[t]; ok {
 			p.plan.Keep = append(p.plan.Keep, Kept{Tag: t, Digest: descs[t].Digest, Reason: reason})
-			if _, seen := p.protected[descs[t].Digest]; !seen {
-				p.protected[descs[t].Digest] = "kept tag " + t + " points at it"
-			}
+			roots = append(roots, root{desc: descs[t], name: "kept tag " + t, reason: "kept tag " + t + " points at it"})
 		}
 	}
 	for _, d := range p.opts.Protect {
-		if _, seen := p.protected[d]; !seen {
-			p.protected[d] = "pinned by the protect file"
-		}
+		// The media type is learnt when it is walked (reach.go).
+		roots = append(roots, root{desc: ocispec.Descriptor{Digest: d}, name: "pin " + d.String(), reason: "pinned by the protect file (pin " + d.String() + ")"})
 	}
+	out := make([]doomedTag, 0, len(doomed))
+	for _, t := range doomed {
+		out = append(out, doomedTag{tag: t, desc: descs[t]})
+	}
+	slices.SortStableFunc(p.plan.Keep, func(a, b Kept) int { return compareTags(releases, a.Tag, b.Tag) })
+	return out, roots, nil
+}
+
+// group plans an untag for each doomed tag whose manifest is needed and
+// groups the others by manifest, in the order of doomed.
+func (p *planner) group(doomed []doomedTag) []group {
 	var groups []group
 	at := map[digest.Digest]int{}
 	for _, t := range doomed {
-		d := descs[t]
-		if reason, ok := p.protected[d.Digest]; ok {
-			p.plan.Delete = append(p.plan.Delete, Item{Kind: KindUntag, Digest: d.Digest, Tags: []string{t}, Release: t})
-			p.plan.Skipped = append(p.plan.Skipped, Skip{Digest: d.Digest, Release: t, Reason: reason})
+		d := t.desc
+		if n, ok := p.needed[d.Digest]; ok {
+			p.plan.Delete = append(p.plan.Delete, Item{Kind: KindUntag, Digest: d.Digest, Tags: []string{t.tag}, Release: t.tag})
+			p.plan.Skipped = append(p.plan.Skipped, Skip{Kind: KindRelease, Digest: d.Digest, Release: t.tag, NeededBy: n.root, Reason: n.reason})
 			continue
 		}
 		if i, ok := at[d.Digest]; ok {
-			groups[i].tags = append(groups[i].tags, t)
+			groups[i].tags = append(groups[i].tags, t.tag)
 			continue
 		}
 		at[d.Digest] = len(groups)
-		groups = append(groups, group{desc: d, tags: []string{t}})
+		groups = append(groups, group{desc: d, tags: []string{t.tag}})
 	}
-	slices.SortStableFunc(p.plan.Keep, func(a, b Kept) int { return compareTags(releases, a.Tag, b.Tag) })
-	return groups, nil
+	return groups
 }
 
 // compareTags orders releases newest first, then other tags by name.

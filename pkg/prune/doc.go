@@ -12,9 +12,14 @@
 // that is printed and not executed.
 //
 // Safety: releases are ordered by semantic version, never by date; tags that
-// are not strict semver are never deleted unless named; a digest another
-// kept tag points at, or that a protect file pins (Pins), is never deleted
-// (a release tag sharing it is only untagged, where the registry can delete
-// a tag alone). A registry that refuses deletes fails the first deletion,
-// which is always a release's manifest, so nothing else is touched.
+// are not strict semver are never deleted unless named. Before planning,
+// NewPlan computes by digest everything the kept tags and the pins of a
+// protect file (Pins) need — what vouches for them and what an index lists,
+// recursively — and never deletes any of it, whatever tag points at it:
+// anyone who can push tags can point an old release's sha256-<hex>.sig at a
+// kept release's signature, and a registry deletes a manifest by digest for
+// every tag. Such a manifest is skipped and reported with what needs it; a
+// release tag on a needed manifest is only untagged, where the registry can
+// delete a tag alone. A registry that refuses deletes fails the first
+// deletion, which is always a release's manifest, so nothing else is touched.
 package prune

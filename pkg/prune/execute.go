@@ -15,6 +15,10 @@ import (
 // that executing it would delete what a kept tag now points at.
 var ErrChanged = errdef.New(errdef.ErrConflict, "repository changed since the plan")
 
+// ErrUntagRemoved reports a registry that, asked to delete one tag, deleted
+// the manifest it pointed at: a manifest a kept tag or pin needs.
+var ErrUntagRemoved = errdef.New(errdef.ErrUnsupported, "registry deleted a manifest when asked to delete a tag")
+
 // Result is what Execute did.
 type Result struct {
 	Repository string `json:"repository"`
@@ -45,12 +49,15 @@ func Execute(ctx context.Context, r Registry, repo registry.Reference, plan *Pla
 			ref.Digest = it.Digest
 		}
 		err := r.Delete(ctx, ref)
+		if it.Kind == KindUntag && (err == nil || errors.Is(err, registry.ErrNotFound)) {
+			err = stillThere(ctx, r, repo, it)
+		}
 		switch {
 		case err == nil, errors.Is(err, registry.ErrNotFound):
 			res.Deleted = append(res.Deleted, it)
 			continue
 		case it.Kind == KindUntag && errors.Is(err, registry.ErrDeleteUnsupported):
-			res.Skipped = append(res.Skipped, Skip{Digest: it.Digest, Tag: it.Tags[0], Release: it.Release,
+			res.Skipped = append(res.Skipped, Skip{Kind: KindUntag, Digest: it.Digest, Tag: it.Tags[0], Release: it.Release,
 				Reason: "the registry deletes a tag only with its manifest, which is kept"})
 			continue
 		}
@@ -62,6 +69,17 @@ func Execute(ctx context.Context, r Registry, repo registry.Reference, plan *Pla
 			repo.Repo(), len(res.Deleted), it.Kind, it.Digest, len(res.Remaining), err)
 	}
 	return res, nil
+}
+
+// stillThere checks that the manifest of an untagged release tag is still
+// there: it is needed (specs/prune.md section 2), and a registry that
+// deletes a manifest for a tag must not be asked for another untag.
+func stillThere(ctx context.Context, r Registry, repo registry.Reference, it Item) error {
+	_, err := r.Resolve(ctx, repo.WithDigest(it.Digest))
+	if errors.Is(err, registry.ErrNotFound) {
+		return fmt.Errorf("%w: deleting tag %s removed manifest %s, which a kept tag or pin needs", ErrUntagRemoved, it.Tags[0], it.Digest)
+	}
+	return err
 }
 
 // recheck resolves the kept tags again and fails if one now points at a

@@ -33,16 +33,36 @@ type fixture struct {
 	digests map[string]ocispec.Descriptor // by version tag
 }
 
+// key is a signing key and the path of its public key.
+type key struct {
+	signer  *keys.Signer
+	pubPath string
+}
+
+// newKey makes a key; tests with many fixtures share one (a key costs an
+// scrypt run to encrypt and another to unlock).
+func newKey(t *testing.T) key {
+	t.Helper()
+	s, _, pub := testkey.New(t)
+	return key{s, pub}
+}
+
 // publish pushes each version of examples/hello to host/addons/hello,
-// signed and attested in both schemes.
+// signed and attested in both schemes with a fresh key.
 func publish(t *testing.T, host string, versions ...string) *fixture {
+	t.Helper()
+	return publishWith(t, host, newKey(t), versions...)
+}
+
+// publishWith is publish with the key k.
+func publishWith(t *testing.T, host string, k key, versions ...string) *fixture {
 	t.Helper()
 	c, err := registry.New(registry.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, _, pub := testkey.New(t)
-	f := &fixture{c: c, repo: registry.Reference{Registry: host, Repository: "addons/hello"}, signer: s, pubPath: pub,
+	s := k.signer
+	f := &fixture{c: c, repo: registry.Reference{Registry: host, Repository: "addons/hello"}, signer: s, pubPath: k.pubPath,
 		digests: map[string]ocispec.Descriptor{}}
 	for _, v := range versions {
 		ref := f.repo

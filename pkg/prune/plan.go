@@ -27,6 +27,8 @@ type Registry interface {
 	Tags(ctx context.Context, repo registry.Reference, max int) ([]string, error)
 	Resolve(ctx context.Context, ref registry.Reference) (ocispec.Descriptor, error)
 	Referrers(ctx context.Context, repo registry.Reference, subject ocispec.Descriptor, artifactType string, max int) ([]ocispec.Descriptor, bool, error)
+	// FetchManifest reads an image index of a needed manifest, for what it lists.
+	FetchManifest(ctx context.Context, repo registry.Reference, desc ocispec.Descriptor) ([]byte, error)
 	Delete(ctx context.Context, ref registry.Reference) error
 }
 
@@ -41,8 +43,10 @@ type Options struct {
 	// Protect are digests never deleted (a lock file's pins, LoadPins).
 	Protect []digest.Digest
 	// MaxTags and MaxReferrers bound what is read (defaults 10,000 and
-	// 1,000): more is ErrTooMany, not a partial plan.
-	MaxTags, MaxReferrers int
+	// 1,000 referrers, or manifests an index lists, of one manifest);
+	// MaxManifests bounds the manifests needed and planned together
+	// (default 20,000). More is ErrTooMany, not a partial plan.
+	MaxTags, MaxReferrers, MaxManifests int
 }
 
 // Kinds of items.
@@ -79,10 +83,15 @@ type Kept struct {
 
 // Skip is something that would have gone but stays, and why.
 type Skip struct {
+	// Kind is the Item kind it would have been deleted as.
+	Kind    string        `json:"kind,omitempty"`
 	Digest  digest.Digest `json:"digest"`
 	Tag     string        `json:"tag,omitempty"`
 	Release string        `json:"release,omitempty"`
-	Reason  string        `json:"reason"`
+	// NeededBy is the kept tag or pin it is needed by (specs/prune.md
+	// section 2), when that is why it stays.
+	NeededBy string `json:"neededBy,omitempty"`
+	Reason   string `json:"reason"`
 }
 
 // Plan is what Execute deletes, in order.
@@ -99,6 +108,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxReferrers <= 0 {
 		o.MaxReferrers = 1000
+	}
+	if o.MaxManifests <= 0 {
+		o.MaxManifests = 20000
 	}
 	return o
 }
@@ -126,7 +138,8 @@ func NewPlan(ctx context.Context, r Registry, repo registry.Reference, opts Opti
 	opts = opts.withDefaults()
 	repo.Tag, repo.Digest = "", ""
 	p := &planner{r: r, repo: repo, opts: opts, plan: &Plan{Repository: repo.Repo(), Keep: []Kept{}, Delete: []Item{}},
-		tagDigest: map[string]digest.Digest{}, known: map[digest.Digest]bool{}, planned: map[digest.Digest]bool{}, protected: map[digest.Digest]string{}}
+		known: map[digest.Digest]bool{}, planned: map[digest.Digest]bool{},
+		needed: map[digest.Digest]need{}, links: map[digest.Digest][]link{}}
 	tags, err := r.Tags(ctx, repo, opts.MaxTags)
 	if err != nil {
 		return nil, err
@@ -136,11 +149,16 @@ func NewPlan(ctx context.Context, r Registry, repo registry.Reference, opts Opti
 	for _, t := range tags {
 		p.tags[t] = true
 	}
-	doomed, err := p.decide(ctx, tags)
+	doomed, roots, err := p.decide(ctx, tags)
 	if err != nil {
 		return nil, err
 	}
-	for _, g := range doomed {
+	// What every kept tag and pin needs is known before anything is
+	// planned: a release's vouching tags prove nothing about ownership.
+	if err := p.reach(ctx, roots); err != nil {
+		return nil, err
+	}
+	for _, g := range p.group(doomed) {
 		if err := p.release(ctx, g); err != nil {
 			return nil, err
 		}

@@ -3,7 +3,6 @@ package prune
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 
 	"github.com/opencontainers/go-digest"
@@ -37,49 +36,32 @@ func (p *planner) release(ctx context.Context, g group) error {
 // classic tags (each followed by what vouches for it). Classic tags go last:
 // while one is left, a later run finds the subject gone and this walk again
 // (orphans), even on registries whose referrers API is the only other way in.
-// like carries Release and Orphan.
+// What is needed is skipped and not followed (add). like carries Release
+// and Orphan.
 func (p *planner) below(ctx context.Context, subject ocispec.Descriptor, like Item, depth int) error {
 	if depth >= maxDepth {
 		return nil
 	}
-	refs, truncated, err := p.r.Referrers(ctx, p.repo, subject, "", p.opts.MaxReferrers)
+	links, err := p.vouching(ctx, subject)
 	if err != nil {
 		return err
 	}
-	if truncated {
-		return fmt.Errorf("%s: %w: more than %d referrers of %s", p.repo.Repo(), ErrTooMany, p.opts.MaxReferrers, subject.Digest)
-	}
-	for _, r := range refs {
+	for _, l := range links {
 		it := like
-		it.Kind, it.Digest, it.Subject, it.ArtifactType = KindReferrer, r.Digest, subject.Digest, r.ArtifactType
-		if !p.add(it) {
-			continue
+		it.Kind, it.Digest, it.Subject = l.kind, l.desc.Digest, subject.Digest
+		if l.kind == KindReferrer {
+			it.ArtifactType = l.desc.ArtifactType
+		} else {
+			it.Tags = []string{l.tag}
 		}
-		if err := p.below(ctx, r, like, depth+1); err != nil {
-			return err
-		}
-	}
-	tag := indexTag(subject.Digest)
-	if d, ok, err := p.resolveTag(ctx, tag); err != nil {
-		return err
-	} else if ok {
-		it := like
-		it.Kind, it.Digest, it.Tags, it.Subject = KindIndex, d.Digest, []string{tag}, subject.Digest
-		p.add(it)
-	}
-	for _, suffix := range classicSuffixes {
-		tag := sign.CosignTag(subject, suffix)
-		d, ok, err := p.resolveTag(ctx, tag)
+		added, err := p.add(it)
 		if err != nil {
 			return err
 		}
-		if !ok {
-			continue
-		}
-		it := like
-		it.Kind, it.Digest, it.Tags, it.Subject = KindTag, d.Digest, []string{tag}, subject.Digest
-		if p.add(it) {
-			if err := p.below(ctx, d, like, depth+1); err != nil {
+		// A referrers index is not followed: what it lists is what the
+		// referrers listing of the same subject returned.
+		if added && l.kind != KindIndex {
+			if err := p.below(ctx, l.desc, like, depth+1); err != nil {
 				return err
 			}
 		}
@@ -88,36 +70,23 @@ func (p *planner) below(ctx context.Context, subject ocispec.Descriptor, like It
 }
 
 // add appends it to the plan unless its digest is planned already or
-// protected (then it is recorded as skipped); it reports whether it was added.
-func (p *planner) add(it Item) bool {
+// needed (then it is recorded as skipped, with what needs it); it reports
+// whether it was added.
+func (p *planner) add(it Item) (bool, error) {
 	if p.planned[it.Digest] {
-		return false
+		return false, nil
 	}
 	p.known[it.Digest], p.planned[it.Digest] = true, true
-	if reason, ok := p.protected[it.Digest]; ok {
+	if n, ok := p.needed[it.Digest]; ok {
 		tag := ""
 		if len(it.Tags) > 0 {
 			tag = it.Tags[0]
 		}
-		p.plan.Skipped = append(p.plan.Skipped, Skip{Digest: it.Digest, Tag: tag, Release: it.Release, Reason: reason})
-		return false
+		p.plan.Skipped = append(p.plan.Skipped, Skip{Kind: it.Kind, Digest: it.Digest, Tag: tag, Release: it.Release, NeededBy: n.root, Reason: n.reason})
+		return false, nil
 	}
 	p.plan.Delete = append(p.plan.Delete, it)
-	return true
-}
-
-// resolveTag resolves a tag the listing holds; ok is false when it is not listed.
-func (p *planner) resolveTag(ctx context.Context, tag string) (ocispec.Descriptor, bool, error) {
-	if !p.tags[tag] {
-		return ocispec.Descriptor{}, false, nil
-	}
-	ref := p.repo
-	ref.Tag = tag
-	d, err := p.r.Resolve(ctx, ref)
-	if errors.Is(err, registry.ErrNotFound) {
-		return d, false, nil // deleted since the listing
-	}
-	return d, err == nil, err
+	return true, p.bound()
 }
 
 // orphans plans the vouching tags (and referrers) of manifests that are
@@ -126,7 +95,8 @@ func (p *planner) orphans(ctx context.Context, tags []string) error {
 	var subjects []digest.Digest
 	for _, t := range tags {
 		s, ok := vouchSubject(t)
-		if !ok || p.known[s] || slices.Contains(subjects, s) {
+		_, needed := p.needed[s]
+		if !ok || needed || p.known[s] || slices.Contains(subjects, s) {
 			continue
 		}
 		subjects = append(subjects, s)
