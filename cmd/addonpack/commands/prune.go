@@ -132,7 +132,7 @@ func printPlan(w io.Writer, p *prune.Plan) {
 		fmt.Fprintf(w, "delete  %s\n", describeItem(it))
 	}
 	for _, s := range p.Skipped {
-		fmt.Fprintf(w, "skip    %s %s  %s\n", s.Digest, s.Release, s.Reason)
+		fmt.Fprintf(w, "skip    %s\n", describeSkip(s))
 	}
 }
 
@@ -141,9 +141,22 @@ func printDeleted(w io.Writer, r *prune.Result) {
 		fmt.Fprintf(w, "deleted %s\n", describeItem(it))
 	}
 	for _, s := range r.Skipped {
-		fmt.Fprintf(w, "skipped %s %s  %s\n", s.Digest, s.Tag, s.Reason)
+		fmt.Fprintf(w, "skipped %s\n", describeSkip(s))
 	}
 	fmt.Fprintf(w, "%d deleted from %s\n", len(r.Deleted), r.Repository)
+}
+
+// describeSkip is one line of what stays: kind, digest, the tag and release
+// that led to it, and why it stays.
+func describeSkip(s prune.Skip) string {
+	out := fmt.Sprintf("%-8s %s", s.Kind, s.Digest)
+	if s.Tag != "" {
+		out += " " + s.Tag
+	}
+	if s.Release != "" {
+		out += " of release " + s.Release
+	}
+	return out + "  " + s.Reason
 }
 
 // describeItem is one line of a plan: kind, digest, tags, and what it vouches for.
@@ -175,8 +188,12 @@ version, never by date: --keep N keeps the N newest, --keep-range RANGE also kee
 matches (range syntax as in stacks: ">=1.0.0 <2.0.0", "^1.2", "1.x"). Other tags (latest, stable) are never deleted unless named with --tag.
 
 Never deleted: a digest another kept tag points at, or one --protect FILE pins (a stack lock
-file, addons.lock, or a list of sha256: digests, one per line). A release tag on such a digest is only untagged, where the
-registry can delete a tag alone (distribution 2.8 cannot: the tag is then reported skipped).
+file, addons.lock, or a list of sha256: digests, one per line), nor anything such a digest
+reaches — its signatures, attestations, referrers, what an index lists — whatever tag points
+at it: an old release's sha256-<hex>.sig tag moved onto a kept release's signature leaves that
+signature in place, reported as skipped with what needs it. A release tag on such a digest is
+only untagged, where the registry can delete a tag alone (distribution 2.8 cannot: the tag is
+then reported skipped).
 
 Without --yes nothing is deleted: prune prints what would go (text, or -o json); on a terminal
 it asks for the repository's name to confirm. Each release's manifest is deleted before what
