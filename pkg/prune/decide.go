@@ -8,6 +8,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/addonpack/addonpack/pkg/registry"
 )
@@ -167,31 +168,27 @@ func compareTags(releases []release, a, b string) int {
 // resolveConcurrency bounds the tag lookups in flight.
 const resolveConcurrency = 8
 
-// resolveAll resolves every tag, a few at a time.
+// resolveAll resolves every tag, resolveConcurrency at a time; the first
+// failure cancels the rest.
 func (p *planner) resolveAll(ctx context.Context, tags []string) (map[string]ocispec.Descriptor, error) {
-	out := make(map[string]ocispec.Descriptor, len(tags))
-	var (
-		mu    sync.Mutex
-		first error
-		wg    sync.WaitGroup
-	)
-	sem := make(chan struct{}, resolveConcurrency)
-	for _, t := range tags {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
+	descs := make([]ocispec.Descriptor, len(tags))
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(resolveConcurrency)
+	for i, t := range tags {
+		g.Go(func() error {
 			ref := p.repo
 			ref.Tag = t
-			d, err := p.r.Resolve(ctx, ref)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil && first == nil {
-				first = err
-			}
-			out[t] = d
-		}()
+			var err error
+			descs[i], err = p.r.Resolve(ctx, ref)
+			return err
+		})
 	}
-	wg.Wait()
-	return out, first
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	out := make(map[string]ocispec.Descriptor, len(tags))
+	for i, t := range tags {
+		out[t] = descs[i]
+	}
+	return out, nil
 }

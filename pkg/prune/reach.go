@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/addonpack/addonpack/pkg/registry"
 )
@@ -69,28 +69,24 @@ func (p *planner) reach(ctx context.Context, roots []root) error {
 }
 
 // expand reads the links of every manifest of frontier, resolveConcurrency
-// at a time. A pin comes without a media type: it is resolved first (a pin
-// the repository does not hold still has its vouching tags looked up). It
-// returns the descriptors as resolved and the links of each.
+// at a time; the first failure cancels the rest. A pin comes without a media
+// type: it is resolved first (a pin the repository does not hold still has
+// its vouching tags looked up). It returns the descriptors as resolved and
+// the links of each.
 func (p *planner) expand(ctx context.Context, frontier []ocispec.Descriptor) ([]ocispec.Descriptor, [][]link, error) {
 	descs := append([]ocispec.Descriptor(nil), frontier...)
 	links := make([][]link, len(frontier))
-	errs := make([]error, len(frontier))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, resolveConcurrency)
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(resolveConcurrency)
 	for i := range descs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			links[i], errs[i] = p.linksOf(ctx, &descs[i])
-		}()
+		g.Go(func() error {
+			var err error
+			links[i], err = p.linksOf(ctx, &descs[i])
+			return err
+		})
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, nil, err
-		}
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
 	}
 	return descs, links, nil
 }
