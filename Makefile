@@ -36,6 +36,7 @@ FUZZ_TARGETS := \
 	./pkg/prune:FuzzDigestList \
 	./pkg/verify:FuzzMatchPattern \
 	./pkg/verify:FuzzParseTrustedRoot \
+	./pkg/verify:FuzzCreateTrustedRoot \
 	./pkg/provenance:FuzzSourceURI \
 	./pkg/semver:FuzzSelect \
 	./pkg/stack:FuzzParse \

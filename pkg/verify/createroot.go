@@ -12,21 +12,21 @@ import (
 	"time"
 
 	"github.com/sigstore/sigstore-go/pkg/root"
-	"github.com/sigstore/sigstore/pkg/cryptoutils"
 
 	"github.com/addonpack/addonpack/pkg/atomicfile"
 	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
 // RootMaterial is a private Sigstore's public trust material, as PEM, from
-// which CreateTrustedRoot assembles a trusted_root.json.
+// which CreateTrustedRoot assembles a trusted_root.json. Each part is
+// checked for being what it is given as (specs/policy.md, "Trust material
+// given to trusted-root create"); anything else is ErrTrustMaterial.
 type RootMaterial struct {
-	// FulcioChain is the Fulcio CA chain: intermediates, then the root
-	// (a leaf, if present first, is ignored as the chain ends at the root).
+	// FulcioChain is the Fulcio CA chain: intermediates, then the root,
+	// CA certificates only.
 	FulcioChain []byte
 	FulcioURL   string
-	// RekorKeys and CTLogKeys are PEM public keys (the first key of each
-	// is used).
+	// RekorKeys and CTLogKeys each hold one PEM public key (PKIX).
 	RekorKeys []byte
 	RekorURL  string
 	CTLogKeys []byte
@@ -39,39 +39,62 @@ type RootMaterial struct {
 	// Fulcio root's NotBefore); CAs and TSAs are trusted over their root
 	// certificate's validity.
 	Start time.Time
+	// Now is when every certificate must be valid (default: the current
+	// time).
+	Now time.Time
 }
+
+// materialLabels name the parts of a RootMaterial in messages: what they
+// are, or the flag and file they were read from.
+type materialLabels struct{ fulcio, rekor, ctlog, tsa string }
+
+var bytesLabels = materialLabels{"Fulcio chain", "Rekor key", "CT log key", "TSA chain"}
 
 // CreateTrustedRoot assembles a Sigstore trusted_root.json from m and
 // returns it with its digest ("sha256:<hex>", what a policy pins). The
 // result is parsed back as verification will parse it.
 func CreateTrustedRoot(m RootMaterial) ([]byte, string, error) {
-	chain, err := certs("Fulcio chain", m.FulcioChain)
+	return createTrustedRoot(m, bytesLabels)
+}
+
+func createTrustedRoot(m RootMaterial, l materialLabels) ([]byte, string, error) {
+	now := m.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	chain, err := pemCertificates(l.fulcio, m.FulcioChain)
+	if err == nil {
+		err = checkChain(l.fulcio, chain, fulcioRole, now)
+	}
 	if err != nil {
 		return nil, "", err
 	}
 	ca := &root.FulcioCertificateAuthority{URI: m.FulcioURL}
-	ca.Root, ca.Intermediates = chain[len(chain)-1], intermediates(chain)
+	ca.Root, ca.Intermediates = chain[len(chain)-1], chain[:len(chain)-1]
 	ca.ValidityPeriodStart, ca.ValidityPeriodEnd = ca.Root.NotBefore, ca.Root.NotAfter
 	start := m.Start
 	if start.IsZero() {
 		start = ca.Root.NotBefore
 	}
-	rekor, err := logs("Rekor key", m.RekorKeys, m.RekorURL, start)
+	rekor, err := logs(l.rekor, m.RekorKeys, m.RekorURL, start)
 	if err != nil {
 		return nil, "", err
 	}
-	ct, err := logs("CT log key", m.CTLogKeys, m.CTLogURL, start)
+	ct, err := logs(l.ctlog, m.CTLogKeys, m.CTLogURL, start)
 	if err != nil {
 		return nil, "", err
 	}
 	var tsas []root.TimestampingAuthority
 	if len(m.TSAChain) > 0 {
-		tc, err := certs("TSA chain", m.TSAChain)
+		tc, err := pemCertificates(l.tsa, m.TSAChain)
 		if err != nil {
 			return nil, "", err
 		}
 		if len(tc) < 2 {
-			return nil, "", fmt.Errorf("%w: TSA chain: want the signing certificate and its root, got %d certificate(s)", ErrPolicy, len(tc))
+			return nil, "", fmt.Errorf("%w: %s: want the signing certificate and its root, got %d certificate(s)", ErrTrustMaterial, l.tsa, len(tc))
+		}
+		if err := checkChain(l.tsa, tc, tsaRole, now); err != nil {
+			return nil, "", err
 		}
 		r := tc[len(tc)-1]
 		tsas = []root.TimestampingAuthority{&root.SigstoreTimestampingAuthority{Leaf: tc[0], Intermediates: tc[1 : len(tc)-1], Root: r,
@@ -92,39 +115,22 @@ func CreateTrustedRoot(m RootMaterial) ([]byte, string, error) {
 	return raw, parsed.Digest, nil
 }
 
-func certs(what string, pemBytes []byte) ([]*x509.Certificate, error) {
-	cs, err := cryptoutils.UnmarshalCertificatesFromPEMLimited(pemBytes, 10)
-	if err != nil || len(cs) == 0 {
-		return nil, fmt.Errorf("%w: %s: no PEM certificates (%v)", ErrPolicy, what, err)
-	}
-	return cs, nil
-}
-
-// intermediates drops the root (last) and a leaf (first, if it is not a CA).
-func intermediates(chain []*x509.Certificate) []*x509.Certificate {
-	mid := chain[:len(chain)-1]
-	if len(mid) > 0 && !mid[0].IsCA {
-		mid = mid[1:]
-	}
-	return mid
-}
-
-func logs(what string, pemBytes []byte, url string, start time.Time) (map[string]*root.TransparencyLog, error) {
+func logs(label string, pemBytes []byte, url string, start time.Time) (map[string]*root.TransparencyLog, error) {
 	out := map[string]*root.TransparencyLog{}
 	if len(pemBytes) == 0 {
 		return out, nil
 	}
-	keys, err := cryptoutils.UnmarshalPEMToPublicKey(pemBytes)
+	key, err := logKey(label, pemBytes)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrPolicy, what, err)
+		return nil, err
 	}
-	der, err := x509.MarshalPKIXPublicKey(keys)
+	der, err := x509.MarshalPKIXPublicKey(key)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrPolicy, what, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrTrustMaterial, label, err)
 	}
 	sum := sha256.Sum256(der)
 	out[hex.EncodeToString(sum[:])] = &root.TransparencyLog{BaseURL: url, ID: sum[:], ValidityPeriodStart: start,
-		HashFunc: crypto.SHA256, PublicKey: keys, SignatureHashFunc: crypto.SHA256}
+		HashFunc: crypto.SHA256, PublicKey: key, SignatureHashFunc: crypto.SHA256}
 	return out, nil
 }
 
@@ -134,22 +140,30 @@ type RootFiles struct {
 }
 
 // CreateTrustedRootFile reads files into m, creates the trusted root and
-// writes it to out (WriteTrustedRootFile), returning its digest.
+// writes it to out (WriteTrustedRootFile), returning its digest. Refusals
+// name the flag (`trusted-root create`'s) and the file.
 func CreateTrustedRootFile(files RootFiles, m RootMaterial, out string, force bool) (string, error) {
+	l := bytesLabels
 	for _, f := range []struct {
-		path string
-		into *[]byte
-	}{{files.FulcioChain, &m.FulcioChain}, {files.RekorKey, &m.RekorKeys}, {files.CTLogKey, &m.CTLogKeys}, {files.TSAChain, &m.TSAChain}} {
+		flag, path string
+		into       *[]byte
+		label      *string
+	}{
+		{"--fulcio-chain", files.FulcioChain, &m.FulcioChain, &l.fulcio},
+		{"--rekor-key", files.RekorKey, &m.RekorKeys, &l.rekor},
+		{"--ctlog-key", files.CTLogKey, &m.CTLogKeys, &l.ctlog},
+		{"--tsa-chain", files.TSAChain, &m.TSAChain, &l.tsa},
+	} {
 		if f.path == "" {
 			continue
 		}
 		b, err := readPEMFile(f.path)
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("%s: %w", f.flag, err)
 		}
-		*f.into = b
+		*f.into, *f.label = b, f.flag+" "+f.path
 	}
-	raw, _, err := CreateTrustedRoot(m)
+	raw, _, err := createTrustedRoot(m, l)
 	if err != nil {
 		return "", err
 	}
@@ -167,10 +181,10 @@ func readPEMFile(path string) ([]byte, error) {
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, MaxTrustedRootSize+1))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w: %w", path, ErrTrustMaterial, err) // a directory, say
 	}
 	if len(b) > MaxTrustedRootSize {
-		return nil, fmt.Errorf("%s: %w: larger than %d bytes", path, ErrPolicy, MaxTrustedRootSize)
+		return nil, fmt.Errorf("%s: %w: larger than %d bytes", path, ErrTrustMaterial, MaxTrustedRootSize)
 	}
 	return b, nil
 }

@@ -40,8 +40,8 @@ func TestCreateTrustedRootFileBoundsItsInput(t *testing.T) {
 	for _, in := range []string{big, fifo} {
 		out := filepath.Join(dir, "root.json")
 		_, err := verify.CreateTrustedRootFile(verify.RootFiles{FulcioChain: in}, verify.RootMaterial{}, out, false)
-		if !errors.Is(err, verify.ErrPolicy) || !strings.Contains(err.Error(), in) || !strings.Contains(err.Error(), "larger than 1048576 bytes") {
-			t.Errorf("%s: %v, want ErrPolicy naming the file and the bound", in, err)
+		if !errors.Is(err, verify.ErrTrustMaterial) || !strings.Contains(err.Error(), in) || !strings.Contains(err.Error(), "larger than 1048576 bytes") {
+			t.Errorf("%s: %v, want ErrTrustMaterial naming the file and the bound", in, err)
 		}
 		if _, err := os.Lstat(out); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s: output written: %v", in, err)
