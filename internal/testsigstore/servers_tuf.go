@@ -1,12 +1,7 @@
 package testsigstore
 
 import (
-	"crypto"
-	"crypto/ed25519"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/pem"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,20 +10,29 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/sigstore/sigstore/pkg/signature"
-	"github.com/theupdateframework/go-tuf/v2/metadata"
 )
 
 // TUFOptions shape a TUFRepository's metadata, to exercise a client's
 // refusals.
 type TUFOptions struct {
-	// TimestampExpires is when timestamp.json expires (default: a day
-	// from now); a past time serves expired metadata.
-	TimestampExpires time.Time
+	// TimestampExpires, SnapshotExpires, TargetsExpires and RootExpires
+	// are when each role's metadata expires (default: a day from now); a
+	// past time serves expired metadata, a frozen mirror.
+	TimestampExpires, SnapshotExpires, TargetsExpires, RootExpires time.Time
 	// ForeignTimestampKey signs timestamp.json with a key the root does
 	// not list.
 	ForeignTimestampKey bool
+	// StaleSnapshot: the timestamp names snapshot version 2, and
+	// 2.snapshot.json is version 1, validly signed: a snapshot rolled back
+	// under a fresh timestamp. StaleTargets does the same to targets.json
+	// under the snapshot.
+	StaleSnapshot, StaleTargets bool
+	// MetaHashes records the length and SHA-256 of the snapshot in the
+	// timestamp and of targets.json in the snapshot, as Sigstore's
+	// repository does (default: versions only).
+	MetaHashes bool
+	// NextRoot is the 2.root.json served, if any.
+	NextRoot RootFault
 	// TLS serves over HTTPS with httptest's certificate (CertPEM).
 	TLS bool
 }
@@ -49,8 +53,11 @@ type TUFRepository struct {
 	// client must trust to reach it.
 	CertPEM []byte
 
-	mu    sync.Mutex
-	files map[string][]byte
+	mu      sync.Mutex
+	files   map[string][]byte
+	faults  map[string]fault
+	written map[string]int64
+	done    chan struct{} // closed when the test ends: stalls give up
 }
 
 // StartTUFRepository serves targets (name → content) for the life of t.
@@ -60,7 +67,7 @@ func StartTUFRepository(t testing.TB, targets map[string][]byte, o TUFOptions) *
 	if err != nil {
 		t.Fatalf("test TUF repository: %v", err)
 	}
-	r := &TUFRepository{Root: root, files: files}
+	r := &TUFRepository{Root: root, files: files, faults: map[string]fault{}, written: map[string]int64{}, done: make(chan struct{})}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(r.serve))
 	if o.TLS {
 		srv.StartTLS()
@@ -69,6 +76,10 @@ func StartTUFRepository(t testing.TB, targets map[string][]byte, o TUFOptions) *
 		srv.Start()
 	}
 	t.Cleanup(srv.Close)
+	t.Cleanup(func() { // first: Close waits for stalled and endless handlers
+		close(r.done)
+		srv.CloseClientConnections()
+	})
 	r.URL = srv.URL
 	return r
 }
@@ -103,94 +114,39 @@ func (r *TUFRepository) Serve(path string, content []byte) {
 	r.files[path] = content
 }
 
-func (r *TUFRepository) serve(w http.ResponseWriter, req *http.Request) {
+// File returns the bytes served at path (nil when none): to serve them
+// from another repository, mixing and matching.
+func (r *TUFRepository) File(path string) []byte {
 	r.mu.Lock()
-	b, ok := r.files[strings.TrimPrefix(req.URL.Path, "/")]
+	defer r.mu.Unlock()
+	return r.files[path]
+}
+
+// TargetPath returns the path the target name is served under.
+func (r *TUFRepository) TargetPath(name string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for p := range r.files {
+		if strings.HasPrefix(p, "targets/") && strings.HasSuffix(p, "."+name) {
+			return p
+		}
+	}
+	return ""
+}
+
+func (r *TUFRepository) serve(w http.ResponseWriter, req *http.Request) {
+	path := strings.TrimPrefix(req.URL.Path, "/")
+	r.mu.Lock()
+	b, ok := r.files[path]
+	f, faulty := r.faults[path]
 	r.mu.Unlock()
 	if !ok || req.Method != http.MethodGet {
 		http.NotFound(w, req)
 		return
 	}
+	if faulty {
+		r.serveFault(w, req, path, b, f)
+		return
+	}
 	_, _ = w.Write(b)
-}
-
-// tufFiles builds and signs the repository's files (path → bytes) and
-// returns them with 1.root.json.
-func tufFiles(targets map[string][]byte, o TUFOptions) (map[string][]byte, []byte, error) {
-	expires := time.Now().Add(24 * time.Hour)
-	tsExpires := o.TimestampExpires
-	if tsExpires.IsZero() {
-		tsExpires = expires
-	}
-	files := map[string][]byte{}
-	tm := metadata.Targets(expires)
-	for name, b := range targets {
-		tf, err := metadata.TargetFile().FromBytes(name, b, "sha256")
-		if err != nil {
-			return nil, nil, err
-		}
-		tm.Signed.Targets[name] = tf
-		sum := sha256.Sum256(b)
-		files["targets/"+hex.EncodeToString(sum[:])+"."+name] = b
-	}
-	sm := metadata.Snapshot(expires)
-	ts := metadata.Timestamp(tsExpires)
-	rm := metadata.Root(expires)
-	signers := map[string]signature.Signer{}
-	for _, role := range []string{metadata.ROOT, metadata.TARGETS, metadata.SNAPSHOT, metadata.TIMESTAMP} {
-		pub, priv, err := ed25519.GenerateKey(nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		k, err := metadata.KeyFromPublicKey(pub)
-		if err != nil {
-			return nil, nil, err
-		}
-		if err := rm.Signed.AddKey(k, role); err != nil {
-			return nil, nil, err
-		}
-		if signers[role], err = signature.LoadSigner(priv, crypto.Hash(0)); err != nil {
-			return nil, nil, err
-		}
-	}
-	if o.ForeignTimestampKey {
-		_, priv, err := ed25519.GenerateKey(nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		if signers[metadata.TIMESTAMP], err = signature.LoadSigner(priv, crypto.Hash(0)); err != nil {
-			return nil, nil, err
-		}
-	}
-	// Sign in dependency order: targets, then the snapshot naming its
-	// version, then the timestamp naming the snapshot's.
-	tb, err := signed(tm, signers[metadata.TARGETS])
-	if err != nil {
-		return nil, nil, err
-	}
-	files[fmt.Sprintf("%d.targets.json", tm.Signed.Version)] = tb
-	sm.Signed.Meta["targets.json"] = metadata.MetaFile(tm.Signed.Version)
-	sb, err := signed(sm, signers[metadata.SNAPSHOT])
-	if err != nil {
-		return nil, nil, err
-	}
-	files[fmt.Sprintf("%d.snapshot.json", sm.Signed.Version)] = sb
-	ts.Signed.Meta["snapshot.json"] = metadata.MetaFile(sm.Signed.Version)
-	if files["timestamp.json"], err = signed(ts, signers[metadata.TIMESTAMP]); err != nil {
-		return nil, nil, err
-	}
-	rb, err := signed(rm, signers[metadata.ROOT])
-	if err != nil {
-		return nil, nil, err
-	}
-	files["1.root.json"] = rb
-	return files, rb, nil
-}
-
-// signed signs m with s and returns its canonical bytes.
-func signed[T metadata.Roles](m *metadata.Metadata[T], s signature.Signer) ([]byte, error) {
-	if _, err := m.Sign(s); err != nil {
-		return nil, err
-	}
-	return m.ToBytes(false)
 }

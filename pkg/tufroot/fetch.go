@@ -68,19 +68,19 @@ func Fetch(ctx context.Context, o Options) ([]byte, error) {
 		timeout = DefaultTimeout
 	}
 	var client *tuf.Client
+	f := &fetcher{ctx: ctx, userAgent: o.UserAgent, client: &http.Client{Timeout: timeout, Transport: o.transport()}}
 	err = unpanic(ErrMetadata, func() (err error) {
 		client, err = tuf.New(&tuf.Options{
 			Root:              initial,
 			RepositoryBaseURL: base,
 			CachePath:         dir,
 			DisableLocalCache: true,
-			Fetcher: &fetcher{ctx: ctx, userAgent: o.UserAgent,
-				client: &http.Client{Timeout: timeout, Transport: o.transport()}},
+			Fetcher:           f,
 		})
 		return err
 	})
 	if err != nil {
-		return nil, classify(base, err, ErrMetadata)
+		return nil, classify(base, f.last, err, ErrMetadata)
 	}
 	var raw []byte
 	err = unpanic(ErrMetadata, func() (err error) {
@@ -88,7 +88,7 @@ func Fetch(ctx context.Context, o Options) ([]byte, error) {
 		return err
 	})
 	if err != nil {
-		return nil, classify(base, err, ErrNoTarget)
+		return nil, classify(base, f.last, err, ErrNoTarget)
 	}
 	return raw, nil
 }
@@ -173,7 +173,12 @@ func loopback(host string) bool {
 
 // classify puts a TUF client failure in its class; fallback is for the
 // errors go-tuf does not type (a target its targets do not list, say).
-func classify(base string, err error, fallback error) error {
+// go-tuf's verification errors do not say which file failed ("expected 2,
+// got 1"), so the last file fetched (last) is named when err does not.
+func classify(base, last string, err error, fallback error) error {
+	if last != "" && !strings.Contains(err.Error(), last) {
+		err = fmt.Errorf("%w (the last file fetched: %s)", err, last)
+	}
 	var status *metadata.ErrDownloadHTTP
 	class := fallback
 	switch {

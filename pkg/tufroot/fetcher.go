@@ -24,6 +24,9 @@ type fetcher struct {
 	ctx       context.Context
 	client    *http.Client
 	userAgent string
+	// last is the URL of the last file fetched whole, for messages: the
+	// client downloads one file at a time.
+	last string
 }
 
 func (f *fetcher) DownloadFile(url string, maxLength int64, _ time.Duration) ([]byte, error) {
@@ -53,5 +56,6 @@ func (f *fetcher) DownloadFile(url string, maxLength int64, _ time.Duration) ([]
 	if int64(len(data)) > maxLength {
 		return nil, &metadata.ErrDownloadLengthMismatch{Msg: fmt.Sprintf("%s: more than the %d bytes allowed", url, maxLength)}
 	}
+	f.last = url
 	return data, nil
 }

@@ -261,3 +261,46 @@ func TestCopyCarriesTrustedRoot(t *testing.T) {
 		t.Fatalf("a tarball without a root: %+v", r)
 	}
 }
+
+// TestTrustedRootFetchHostileRepository: a TUF repository that rolls a
+// role back, freezes, mixes in another repository's files, serves a root
+// signed by the wrong keys, serves a file without end or trickles it exits
+// with the documented code (9, 7, 5), naming the repository, and writes
+// nothing.
+func TestTrustedRootFetchHostileRepository(t *testing.T) {
+	raw := testsigstore.NewTrustedRootJSON(t)
+	start := func(o testsigstore.TUFOptions) *testsigstore.TUFRepository {
+		return testsigstore.StartTUFRepository(t, map[string][]byte{"trusted_root.json": raw}, o)
+	}
+	mixed, other := start(testsigstore.TUFOptions{MetaHashes: true}), start(testsigstore.TUFOptions{MetaHashes: true})
+	mixed.Serve("1.targets.json", other.File("1.targets.json"))
+	endless := start(testsigstore.TUFOptions{})
+	endless.ServeEndless(endless.TargetPath("trusted_root.json"), 0)
+	loris := start(testsigstore.TUFOptions{})
+	loris.ServeStalled("timestamp.json", 50*time.Millisecond)
+	for _, tc := range []struct {
+		name string
+		repo *testsigstore.TUFRepository
+		code int
+		says string
+	}{
+		{"snapshot rolled back", start(testsigstore.TUFOptions{StaleSnapshot: true}), commands.ExitVerify, "2.snapshot.json"},
+		{"targets rolled back", start(testsigstore.TUFOptions{StaleTargets: true}), commands.ExitVerify, "2.targets.json"},
+		{"frozen on an expired snapshot", start(testsigstore.TUFOptions{SnapshotExpires: time.Now().Add(-time.Minute)}), commands.ExitVerify, "expired"},
+		{"another repository's targets", mixed, commands.ExitIntegrity, "1.targets.json"},
+		{"root signed by the wrong keys", start(testsigstore.TUFOptions{NextRoot: testsigstore.RootForeign}), commands.ExitVerify, "2.root.json"},
+		{"target without end", endless, commands.ExitIntegrity, "trusted_root.json"},
+		{"timestamp trickling", loris, commands.ExitUnreachable, "timestamp.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := t.TempDir()
+			r := run(t, nil, "trusted-root", "fetch", "--tuf-url", tc.repo.URL, "--tuf-root", tc.repo.RootFile(t), "--read-timeout", "1s", "-o", filepath.Join(d, "root.json"))
+			if r.code != tc.code || r.out != "" || !strings.Contains(r.err, tc.repo.URL) || !strings.Contains(r.err, tc.says) {
+				t.Fatalf("got %+v, want exit %d naming %s and %q", r, tc.code, tc.repo.URL, tc.says)
+			}
+			if left, _ := os.ReadDir(d); len(left) != 0 {
+				t.Fatalf("left behind: %v", left)
+			}
+		})
+	}
+}
