@@ -40,7 +40,12 @@ trustedRoots (specs/policy.md). Nothing is fetched.
 
 What the root holds decides what keyless verification requires: with a Rekor key, a log entry;
 with a TSA chain, an RFC 3161 timestamp; with a CT log key, an embedded SCT. A root needs a
-Rekor key or a TSA chain (a verified signing time).`,
+Rekor key or a TSA chain (a verified signing time).
+
+Each file must be what its flag says (specs/policy.md): CA certificates that chain to a
+self-signed root, a TSA signing certificate with RFC 3161's critical time-stamping usage, one
+public key of a kind a root can state, every certificate valid now, nothing else in the file.
+Anything else exits 3, naming the flag, the file, the certificate and the rule.`,
 		Example: `  addonpack trusted-root create --fulcio-chain fulcio-chain.pem --rekor-key rekor.pub --ctlog-key ctlog.pub --tsa-chain tsa-chain.pem -o trusted_root.json`,
 		Args:    exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -56,9 +61,9 @@ Rekor key or a TSA chain (a verified signing time).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&files.FulcioChain, "fulcio-chain", "", "PEM file: the Fulcio CA's intermediates and root (required)")
-	fl.StringVar(&files.RekorKey, "rekor-key", "", "PEM file: the Rekor log's public key")
-	fl.StringVar(&files.CTLogKey, "ctlog-key", "", "PEM file: the CT log's public key")
+	fl.StringVar(&files.FulcioChain, "fulcio-chain", "", "PEM file: the Fulcio CA's intermediates, then its root: CA certificates only (required)")
+	fl.StringVar(&files.RekorKey, "rekor-key", "", "PEM file: the Rekor log's public key (one PUBLIC KEY)")
+	fl.StringVar(&files.CTLogKey, "ctlog-key", "", "PEM file: the CT log's public key (one PUBLIC KEY)")
 	fl.StringVar(&files.TSAChain, "tsa-chain", "", "PEM file: the timestamping authority's signing certificate, intermediates and root")
 	fl.StringVar(&m.FulcioURL, "fulcio-url", "", "the Fulcio's URL, recorded in the root")
 	fl.StringVar(&m.RekorURL, "rekor-url", "", "the Rekor log's URL, recorded in the root")
