@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/asn1"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"os"
@@ -302,4 +303,45 @@ func FuzzCreateTrustedRoot(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCreateTrustedRootRealMaterial: Sigstore's own material, taken from
+// the public-good trusted root in examples/policies, passes the checks
+// (its current Fulcio chain, Rekor and CT keys, at a time they were all
+// valid), so they refuse no real Sigstore's; the TSA chain listed there,
+// whose signing certificate's time-stamping EKU is not critical, is
+// refused, as the timestamp verifier linked here refuses that certificate.
+func TestCreateTrustedRootRealMaterial(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "policies", "public-good-trusted-root.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type chain struct {
+		Certificates []struct{ RawBytes []byte }
+	}
+	var r struct {
+		CAs    []struct{ CertChain chain } `json:"certificateAuthorities"`
+		TSAs   []struct{ CertChain chain } `json:"timestampAuthorities"`
+		Tlogs  []struct{ PublicKey struct{ RawBytes []byte } }
+		Ctlogs []struct{ PublicKey struct{ RawBytes []byte } }
+	}
+	if err := json.Unmarshal(b, &r); err != nil || len(r.CAs) < 2 || len(r.TSAs) == 0 || len(r.Tlogs) == 0 || len(r.Ctlogs) == 0 {
+		t.Fatalf("public-good root: %v", err)
+	}
+	pemChain := func(c chain) []byte {
+		var out []byte
+		for _, cert := range c.Certificates {
+			out = append(out, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.RawBytes})...)
+		}
+		return out
+	}
+	key := func(der []byte) []byte { return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}) }
+	m := verify.RootMaterial{FulcioChain: pemChain(r.CAs[1].CertChain), RekorKeys: key(r.Tlogs[0].PublicKey.RawBytes),
+		CTLogKeys: key(r.Ctlogs[len(r.Ctlogs)-1].PublicKey.RawBytes), Now: time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)}
+	if _, _, err := verify.CreateTrustedRoot(m); err != nil {
+		t.Fatalf("public-good material: %v", err)
+	}
+	m.TSAChain = pemChain(r.TSAs[0].CertChain)
+	_, _, err = verify.CreateTrustedRoot(m)
+	assertMaterialRefused(t, err, "TSA chain", []string{"certificate 1 of 3 (CN=TSA Timestamping", "in a critical extension"})
 }
