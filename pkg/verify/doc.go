@@ -18,7 +18,10 @@
 // entry (SET or inclusion proof) and/or an RFC 3161 timestamp proves, with
 // the checks the root's content requires and those the policy adds to them
 // (Requirements, TrustedRoot.Require), and must match an Identity of the
-// scope (issuer, subject, Fulcio extensions). Keys and
+// scope (issuer, subject, Fulcio extensions). CreateTrustedRoot assembles
+// such a root from a private Sigstore's PEM material, refusing material
+// that is not what it is given as (ErrTrustMaterial: a leaf as a CA, a
+// chain that does not chain, a private or weak key). Keys and
 // identities are both signers toward a scope's threshold; distinct signers
 // are distinct keys or distinct certificate (issuer, subject) pairs.
 //

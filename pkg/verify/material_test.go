@@ -27,9 +27,9 @@ import (
 type material map[string][]byte
 
 // create writes m to files and runs CreateTrustedRootFile on them,
-// returning the error and the files by flag; it fails t if anything was
+// returning the files by flag and the error; it fails t if anything was
 // written when the creation failed.
-func (m material) create(t *testing.T) (error, map[string]string) {
+func (m material) create(t *testing.T) (map[string]string, error) {
 	t.Helper()
 	dir := t.TempDir()
 	var files verify.RootFiles
@@ -54,7 +54,7 @@ func (m material) create(t *testing.T) (error, map[string]string) {
 	if left, _ := os.ReadDir(filepath.Dir(out)); err != nil && len(left) != 0 {
 		t.Errorf("a refused creation left %v", left)
 	}
-	return err, paths
+	return paths, err
 }
 
 // TestCreateTrustedRootAcceptsMaterial: what the checks accept — the
@@ -77,7 +77,7 @@ func TestCreateTrustedRootAcceptsMaterial(t *testing.T) {
 		"intermediate without EKU, TSA without intermediate": {"--fulcio-chain": certsPEM(open, p.root),
 			"--tsa-chain": certsPEM(p.issue("direct tsa", p.key.Public(), p.root, p.rootKey, tsaLeaf(true, x509.ExtKeyUsageTimeStamping)), p.root)},
 	} {
-		if err, _ := m.create(t); err != nil {
+		if _, err := m.create(t); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -148,7 +148,7 @@ func TestCreateTrustedRootRefusesChains(t *testing.T) {
 		{"eleven certificates", many, []string{"more than 10 PEM blocks"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err, files := material{"--fulcio-chain": tc.chain, "--rekor-key": rekor}.create(t)
+			files, err := material{"--fulcio-chain": tc.chain, "--rekor-key": rekor}.create(t)
 			assertMaterialRefused(t, err, "--fulcio-chain "+files["--fulcio-chain"], tc.says)
 		})
 	}
@@ -203,7 +203,7 @@ func TestCreateTrustedRootRefusesTSAChains(t *testing.T) {
 		{"intermediate left out", certsPEM(p.tsa, p.root), []string{"certificate 1 of 2", "CN=test tsa", "issued by"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err, files := material{"--fulcio-chain": certsPEM(p.inter, p.root), "--rekor-key": pubPEM(t, p.interKey.Public()), "--tsa-chain": tc.chain}.create(t)
+			files, err := material{"--fulcio-chain": certsPEM(p.inter, p.root), "--rekor-key": pubPEM(t, p.interKey.Public()), "--tsa-chain": tc.chain}.create(t)
 			assertMaterialRefused(t, err, "--tsa-chain "+files["--tsa-chain"], tc.says)
 		})
 	}
@@ -257,7 +257,7 @@ func TestCreateTrustedRootRefusesLogKeys(t *testing.T) {
 		for _, flag := range []string{"--rekor-key", "--ctlog-key"} {
 			t.Run(tc.name+" as "+flag, func(t *testing.T) {
 				m := material{"--fulcio-chain": certsPEM(p.inter, p.root), "--rekor-key": key, flag: tc.key}
-				err, files := m.create(t)
+				files, err := m.create(t)
 				assertMaterialRefused(t, err, flag+" "+files[flag], tc.says)
 			})
 		}
