@@ -285,6 +285,28 @@ func FuzzCreateTrustedRoot(f *testing.F) {
 	f.Add(m.FulcioChain[:len(m.FulcioChain)/2], m.CTLogKey, []byte(nil))
 	f.Add(cat(certsPEM(leaf), m.FulcioChain), cat(m.RekorKey, m.CTLogKey), m.TSAChain[:len(m.TSAChain)-40])
 	f.Add(cat(m.FulcioChain, []byte("trailing\n")), cat([]byte("-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----\n"), m.RekorKey), m.FulcioChain)
+	// Sigstore's public-good Fulcio chain, whose certificates are valid
+	// until 2031 and 2032, and the TSA chain listed beside it.
+	if b, err := os.ReadFile(filepath.Join("..", "..", "examples", "policies", "public-good-trusted-root.json")); err == nil {
+		var r struct {
+			CAs []struct {
+				CertChain struct{ Certificates []struct{ RawBytes []byte } }
+			} `json:"certificateAuthorities"`
+			TSAs []struct {
+				CertChain struct{ Certificates []struct{ RawBytes []byte } }
+			} `json:"timestampAuthorities"`
+		}
+		if json.Unmarshal(b, &r) == nil && len(r.CAs) > 1 && len(r.TSAs) > 0 {
+			var fulcio, tsa []byte
+			for _, c := range r.CAs[1].CertChain.Certificates {
+				fulcio = cat(fulcio, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.RawBytes}))
+			}
+			for _, c := range r.TSAs[0].CertChain.Certificates {
+				tsa = cat(tsa, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.RawBytes}))
+			}
+			f.Add(fulcio, m.RekorKey, tsa)
+		}
+	}
 	f.Fuzz(func(t *testing.T, chain, key, tsa []byte) {
 		raw, _, err := verify.CreateTrustedRoot(verify.RootMaterial{FulcioChain: chain, RekorKeys: key, TSAChain: tsa})
 		if err != nil {
