@@ -2,6 +2,8 @@ package testsigstore
 
 import (
 	"bytes"
+	"compress/gzip"
+	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -15,6 +17,7 @@ const EndlessCap = 64 << 20
 // fault is how a path is served wrong.
 type fault struct {
 	endless  bool
+	gzip     bool          // with endless: gzip-encoded, a decompression bomb
 	declared int64         // Content-Length announced (0: none, chunked)
 	stall    bool          // half the file, then nothing
 	trickle  time.Duration // with stall: one more byte each trickle
@@ -25,6 +28,13 @@ type fault struct {
 // declared > 0 and none otherwise.
 func (r *TUFRepository) ServeEndless(path string, declared int64) {
 	r.setFault(path, fault{endless: true, declared: declared})
+}
+
+// ServeGzipBomb serves path as ServeEndless does, gzip-encoded
+// (Content-Encoding: gzip): a few KiB on the wire that decompress without
+// end. Written counts the bytes before compression.
+func (r *TUFRepository) ServeGzipBomb(path string) {
+	r.setFault(path, fault{endless: true, gzip: true})
 }
 
 // ServeStalled serves the first half of path and then nothing until the
@@ -52,11 +62,21 @@ func (r *TUFRepository) serveFault(w http.ResponseWriter, req *http.Request, pat
 	if f.declared > 0 {
 		w.Header().Set("Content-Length", strconv.FormatInt(f.declared, 10))
 	}
+	var out io.Writer = w
+	if f.gzip {
+		w.Header().Set("Content-Encoding", "gzip")
+		z := gzip.NewWriter(w)
+		defer z.Close()
+		out = z
+	}
 	w.WriteHeader(http.StatusOK)
 	flush := w.(http.Flusher)
 	var sent int64
 	write := func(p []byte) bool {
-		n, err := w.Write(p)
+		n, err := out.Write(p)
+		if z, ok := out.(*gzip.Writer); ok && err == nil {
+			err = z.Flush()
+		}
 		flush.Flush()
 		sent += int64(n)
 		r.mu.Lock()

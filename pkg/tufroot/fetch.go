@@ -174,9 +174,10 @@ func loopback(host string) bool {
 // classify puts a TUF client failure in its class; fallback is for the
 // errors go-tuf does not type (a target its targets do not list, say).
 // go-tuf's verification errors do not say which file failed ("expected 2,
-// got 1"), so the last file fetched (last) is named when err does not.
+// got 1"), so the last file fetched whole (last) is named when err names
+// none of the repository's.
 func classify(base, last string, err error, fallback error) error {
-	if last != "" && !strings.Contains(err.Error(), last) {
+	if last != "" && !strings.Contains(err.Error(), base) {
 		err = fmt.Errorf("%w (the last file fetched: %s)", err, last)
 	}
 	var status *metadata.ErrDownloadHTTP

@@ -81,7 +81,8 @@ func TestFetchRefusesHostileRepository(t *testing.T) {
 }
 
 // TestFetchStopsEndlessData: a metadata file or the target served without
-// end, or announcing more than allowed, is refused at its bound (the
+// end, announcing more than allowed, or decompressing without end (the
+// transport undoes gzip, and the bound applies after it) is refused at its bound (the
 // signed length, go-tuf's maximum for the role, at most 5 MiB) as a
 // length mismatch (exit 7): the server saw the client hang up long before
 // testsigstore.EndlessCap, and nothing is written.
@@ -91,7 +92,7 @@ func TestFetchStopsEndlessData(t *testing.T) {
 		name     string
 		o        testsigstore.TUFOptions
 		path     string // "" for the target
-		declared int64
+		declared int64  // -1: gzip-encoded, a decompression bomb
 	}{
 		{"timestamp without end", testsigstore.TUFOptions{}, "timestamp.json", 0},
 		{"timestamp announcing 1 TiB", testsigstore.TUFOptions{}, "timestamp.json", 1 << 40},
@@ -102,6 +103,9 @@ func TestFetchStopsEndlessData(t *testing.T) {
 		{"root 2 without end", testsigstore.TUFOptions{NextRoot: testsigstore.RootRollback}, "2.root.json", 0},
 		{"target without end", testsigstore.TUFOptions{}, "", 0},
 		{"target announcing 1 GiB", testsigstore.TUFOptions{}, "", 1 << 30},
+		{"timestamp as a gzip bomb", testsigstore.TUFOptions{}, "timestamp.json", -1},
+		{"targets as a gzip bomb", testsigstore.TUFOptions{}, "1.targets.json", -1},
+		{"target as a gzip bomb", testsigstore.TUFOptions{}, "", -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			repo := testsigstore.StartTUFRepository(t, map[string][]byte{Target: raw}, tc.o)
@@ -109,7 +113,11 @@ func TestFetchStopsEndlessData(t *testing.T) {
 			if path == "" {
 				path = repo.TargetPath(Target)
 			}
-			repo.ServeEndless(path, tc.declared)
+			if tc.declared < 0 {
+				repo.ServeGzipBomb(path)
+			} else {
+				repo.ServeEndless(path, tc.declared)
+			}
 			dir := t.TempDir()
 			_, err := FetchFile(context.Background(), Options{URL: repo.URL, InitialRoot: repo.Root}, filepath.Join(dir, Target), false)
 			if !errors.Is(err, ErrMismatch) || errdef.ClassOf(err) != errdef.ErrIntegrity || !strings.Contains(err.Error(), path) {
