@@ -69,6 +69,9 @@ func compile(env *cel.Env, src string, wantBool bool) (*expr, error) {
 	if wantBool && ast.OutputType() != cel.BoolType && ast.OutputType() != cel.DynType {
 		return nil, fmt.Errorf("%w: CEL expression %q is of type %s, want bool", ErrConvert, src, ast.OutputType())
 	}
+	if n := expansion(ast.NativeRep().Expr(), nil, MaxExpansion); n > MaxExpansion {
+		return nil, fmt.Errorf("%w: CEL expression %q expands to more than %d nodes, each reference to a cel.bind variable counted as the expression bound to it", ErrConvert, src, MaxExpansion)
+	}
 	est, err := env.EstimateCost(ast, sizeEstimator{})
 	if err != nil {
 		return nil, fmt.Errorf("%w: CEL expression %q: estimating its cost: %v", ErrConvert, src, err)
