@@ -1,17 +1,14 @@
 package convert
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
-	"math"
-	"strconv"
 
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/cost"
-	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
-	"cel.dev/cel-go/common/types/traits"
 	"cel.dev/cel-go/ext"
+	"cel.dev/cel-go/interpreter"
 )
 
 // CostLimit is the cost limit of one evaluation, and of the static estimate
@@ -39,7 +36,8 @@ func newEnv() (*cel.Env, error) {
 		cel.Variable("spec", cel.DynType),
 		cel.OptionalTypes(cel.OptionalTypesVersion(1)),
 		ext.Strings(ext.StringsVersion(3)),
-		ext.Lists(ext.ListsVersion(3)),
+		// lists.range allocates its list before the memory tracker sees it.
+		ext.Lists(ext.ListsVersion(3), ext.ListsMaxRangeSize(MaxValueNodes)),
 		ext.Sets(),
 		ext.Math(ext.MathVersion(1)),
 		ext.Bindings(ext.BindingsVersion(1)),
@@ -76,7 +74,7 @@ func compile(env *cel.Env, src string, wantBool bool) (*expr, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: CEL expression %q: estimating its cost: %v", ErrConvert, src, err)
 	}
-	prog, err := env.Program(ast, cel.CostLimit(CostLimit), cel.EvalOptions(cel.OptTrackCost))
+	prog, err := env.Program(ast, cel.CostLimit(CostLimit), cel.EvalOptions(cel.OptTrackCost), boundEvalSizes())
 	if err != nil {
 		return nil, fmt.Errorf("%w: CEL expression %q: %v", ErrConvert, src, err)
 	}
@@ -108,122 +106,27 @@ func (sizeEstimator) EstimateCallCost(string, string, *cost.AstNode, []cost.AstN
 	return nil
 }
 
-// eval evaluates e with spec bound to the JSON value s, adding its cost to
-// *spent, the cost of the conversion so far, and failing once that exceeds
-// MaxConversionCost.
-func (e *expr) eval(s any, spent *uint64) (ref.Val, error) {
-	in, err := toCEL(s)
-	if err != nil {
-		return nil, err
-	}
-	out, det, err := e.prog.Eval(map[string]any{"spec": in})
+// eval evaluates e with spec bound to the JSON value s, adding its cost and
+// the sizes of s to b, the conversion's budget, and failing once the cost
+// exceeds MaxConversionCost, s a value-size bound, or a value built during
+// the evaluation MaxEvalSize.
+func (e *expr) eval(s any, b *budget) (ref.Val, error) {
+	in, err := toCEL(s, newMeter("the spec", b), 0)
 	if err != nil {
 		return nil, fmt.Errorf("CEL expression %q: %w", e.src, err)
 	}
+	out, det, err := e.prog.Eval(map[string]any{"spec": in})
 	if c := det.ActualCost(); c != nil {
-		*spent += *c
+		b.cost += *c
 	}
-	if *spent > MaxConversionCost {
-		return nil, fmt.Errorf("CEL expression %q: the expressions of the conversion cost %d together, more than the limit of %d", e.src, *spent, MaxConversionCost)
+	if ce := (interpreter.EvalCancelledError{}); errors.As(err, &ce) && ce.Cause == interpreter.MemoryLimitExceeded {
+		return nil, fmt.Errorf("CEL expression %q: a value it builds is larger than %d (bytes of strings and other nodes), the limit of one value", e.src, MaxEvalSize)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("CEL expression %q: %w", e.src, err)
+	}
+	if b.cost > MaxConversionCost {
+		return nil, fmt.Errorf("CEL expression %q: the expressions of the conversion cost %d together, more than the limit of %d", e.src, b.cost, MaxConversionCost)
 	}
 	return out, nil
-}
-
-// toCEL turns JSON values (json.Number for numbers) into the native values
-// cel-go adapts: int64 for integers that fit, float64 otherwise.
-func toCEL(v any) (any, error) {
-	switch v := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(v))
-		for k, e := range v {
-			c, err := toCEL(e)
-			if err != nil {
-				return nil, err
-			}
-			m[k] = c
-		}
-		return m, nil
-	case []any:
-		l := make([]any, len(v))
-		for i, e := range v {
-			c, err := toCEL(e)
-			if err != nil {
-				return nil, err
-			}
-			l[i] = c
-		}
-		return l, nil
-	case json.Number:
-		if i, err := strconv.ParseInt(string(v), 10, 64); err == nil {
-			return i, nil
-		}
-		f, err := strconv.ParseFloat(string(v), 64)
-		if err != nil {
-			return nil, fmt.Errorf("number %s: %v", v, err)
-		}
-		return f, nil
-	case nil, bool, string:
-		return v, nil
-	case int64, float64:
-		return v, nil
-	case int:
-		return int64(v), nil
-	default:
-		return nil, fmt.Errorf("%T is not a JSON value", v)
-	}
-}
-
-// fromCEL turns a CEL result into JSON values (json.Number for numbers, in
-// the canonical form of pkg/schema), refusing what JSON cannot hold.
-func fromCEL(v ref.Val) (any, error) {
-	switch v := v.(type) {
-	case types.Null:
-		return nil, nil
-	case types.Bool:
-		return bool(v), nil
-	case types.Int:
-		return json.Number(strconv.FormatInt(int64(v), 10)), nil
-	case types.Uint:
-		return json.Number(strconv.FormatUint(uint64(v), 10)), nil
-	case types.Double:
-		f := float64(v)
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("result %v is not a JSON number", f)
-		}
-		if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-			return json.Number(strconv.FormatInt(int64(f), 10)), nil
-		}
-		return json.Number(strconv.FormatFloat(f, 'g', -1, 64)), nil
-	case types.String:
-		return string(v), nil
-	}
-	if l, ok := v.(traits.Lister); ok && v.Type().TypeName() == types.ListType.TypeName() {
-		n, _ := l.Size().(types.Int)
-		out := make([]any, 0, int(n))
-		for i := types.Int(0); i < n; i++ {
-			e, err := fromCEL(l.Get(i))
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, e)
-		}
-		return out, nil
-	}
-	if m, ok := v.(traits.Mapper); ok && v.Type().TypeName() == types.MapType.TypeName() {
-		out := map[string]any{}
-		for it := m.Iterator(); it.HasNext() == types.True; {
-			k := it.Next()
-			ks, ok := k.(types.String)
-			if !ok {
-				return nil, fmt.Errorf("result is a map with a %s key, not a JSON object", k.Type().TypeName())
-			}
-			e, err := fromCEL(m.Get(k))
-			if err != nil {
-				return nil, err
-			}
-			out[string(ks)] = e
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("result is %s, not a JSON value", v.Type().TypeName())
 }

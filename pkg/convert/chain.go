@@ -122,13 +122,17 @@ func (c *Chain) Convert(apiVersion string, specValue any, name string) (*Result,
 		return nil, fmt.Errorf("%s: %w: spec of %s must be an object to be converted", name, ErrConvert, apiVersion)
 	}
 	res := &Result{}
-	var spent uint64
+	var b budget
 	for _, st := range c.steps[i:] {
-		applied, err := st.apply(s, &spent)
+		applied, err := st.apply(s, &b)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w: cannot convert %s → %s: %v", name, ErrConvert, short(st.from), short(st.to), err)
 		}
 		res.Steps = append(res.Steps, Step{From: st.from, To: st.to, Rules: applied})
+	}
+	// default rules add values after the last evaluation measured the spec.
+	if err := measure(s, newMeter("the converted spec", &budget{}), 0); err != nil {
+		return nil, fmt.Errorf("%s: %w: cannot convert %s → %s: %v", name, ErrConvert, short(apiVersion), short(c.current), err)
 	}
 	res.APIVersion, res.Spec = c.current, s
 	return res, nil

@@ -279,13 +279,13 @@ func TestStringGrowthBounded(t *testing.T) {
 	square := `{set: {path: s, expression: "spec.s.replace('a', spec.s)"}},`
 	ch = mustNew(t, config(t, "v1beta1", [2]string{"v1alpha1", "[" + strings.Repeat(square, 4) + "]"}))
 	_, err = ch.Convert(group+"v1alpha1", specOf(t, "{s: "+strings.Repeat("a", 52)+"}"), "v.yaml")
-	if err == nil || !strings.Contains(err.Error(), "v.yaml: conversion failed: cannot convert v1alpha1 → v1beta1: spec.config.conversion.versions[0].rules[2].set: CEL expression") ||
-		!strings.Contains(err.Error(), "replace: the result would be more than 16777216 bytes") {
+	if err == nil || !strings.Contains(err.Error(), "v.yaml: conversion failed: cannot convert v1alpha1 → v1beta1: spec.config.conversion.versions[0].rules[1].set: CEL expression") ||
+		!strings.Contains(err.Error(), "replace: the result would be more than 4194304 bytes") {
 		t.Fatalf("got %v", err)
 	}
 	join := `{set: {path: l, expression: "[spec.s, spec.s, spec.s].join(spec.s)"}}`
 	ch = mustNew(t, config(t, "v1beta1", [2]string{"v1alpha1", "[" + join + "]"}))
-	if _, err := ch.Convert(group+"v1alpha1", map[string]any{"s": strings.Repeat("a", 4<<20)}, "v.yaml"); err == nil || !strings.Contains(err.Error(), "join: the result would be more than 16777216 bytes") {
+	if _, err := ch.Convert(group+"v1alpha1", map[string]any{"s": strings.Repeat("a", 1<<20)}, "v.yaml"); err == nil || !strings.Contains(err.Error(), "join: the result would be more than 4194304 bytes") {
 		t.Fatalf("join: got %v", err)
 	}
 }

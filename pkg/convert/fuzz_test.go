@@ -3,6 +3,8 @@ package convert_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/addonpack/addonpack/pkg/convert"
@@ -10,7 +12,9 @@ import (
 )
 
 // FuzzConvert converts arbitrary objects through a chain using every rule
-// kind: no panic, only ErrConvert errors, and the same output every time.
+// kind, or (v ≥ 128) through a chain of rules that grow values without cost
+// (doubling maps, lists and strings, rule after rule and inside one rule):
+// no panic, only ErrConvert errors, and the same output every time.
 func FuzzConvert(f *testing.F) {
 	for _, seed := range []string{
 		`{message: hi, replicas: 2}`,
@@ -23,16 +27,29 @@ func FuzzConvert(f *testing.F) {
 	} {
 		f.Add([]byte(seed), uint8(0))
 	}
+	for _, seed := range []string{
+		`{m: {x: 1}, l: [1], s: ab}`,
+		`{m: [1, 2, 3], l: [[1], {a: b}], s: ""}`,
+		`{m: "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", l: [1, 2, 3, 4, 5, 6, 7, 8], s: "<&>"}`,
+		`{l: [1, 2], s: {}}`, `{}`,
+	} {
+		f.Add([]byte(seed), uint8(128))
+	}
 	ch := mustNew(f, config(f, "v1",
 		[2]string{"v1alpha1", `[{rename: {path: msg, to: message}}, {delete: {path: legacy.mode}}, {if: "has(spec.shout) && spec.shout == true", fail: {message: "shout was removed"}}]`},
 		[2]string{"v1alpha2", `[{move: {from: message, to: greeting.text}}, {default: {path: greeting.style, value: plain}}]`},
 		[2]string{"v1beta1", `[{if: "has(spec.extraArgs) && type(spec.extraArgs) == map", set: {path: extraArgs, expression: "spec.extraArgs.map(k, {'name': k, 'value': spec.extraArgs[k]}).sortBy(e, e.name)"}}, {rename: {path: server.listen, to: port}}]`},
 	))
+	hostile := hostileChain(f)
 	versions := ch.Versions()
 	f.Fuzz(func(t *testing.T, data []byte, v uint8) {
 		in, err := schema.Decode(data, "values.yaml")
 		if err != nil {
 			return
+		}
+		ch := ch
+		if v >= 128 {
+			ch = hostile
 		}
 		from := versions[int(v)%len(versions)]
 		first, err := ch.Convert(from, in, "values.yaml")
@@ -56,4 +73,21 @@ func FuzzConvert(f *testing.F) {
 			}
 		}
 	})
+}
+
+// hostileChain is a chain of rules that grow values without cost, built
+// without the growth estimate, as a package built before it would be.
+func hostileChain(tb testing.TB) *convert.Chain {
+	grow := func(n int, path, expr string) string {
+		return strings.Repeat(fmt.Sprintf("{if: %q, set: {path: %s, expression: %q}},", "has(spec."+path+")", path, expr), n)
+	}
+	hostile, err := convert.NewUnestimated(config(tb, "v1",
+		[2]string{"v1alpha1", "[" + grow(12, "m", "{'a': spec.m, 'b': spec.m}") + "]"},
+		[2]string{"v1alpha2", "[" + grow(12, "l", "type(spec.l) == list ? spec.l + spec.l : spec.l") + grow(1, "l", "type(spec.l) == list ? spec.l.map(x, [spec.l, spec.l]) : spec.l") + "]"},
+		[2]string{"v1beta1", "[" + grow(12, "s", "type(spec.s) == string ? spec.s + spec.s : spec.s") + grow(1, "s", "type(spec.s) == string ? spec.s + spec.s + spec.s + spec.s : spec.s") + "]"},
+	))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return hostile
 }

@@ -8,13 +8,13 @@ import (
 )
 
 // apply runs the step's rules, in order, on s (modified in place), and
-// returns the rules applied, named as in reports. spent is the CEL cost of
-// the conversion so far (expr.eval).
-func (st step) apply(s map[string]any, spent *uint64) ([]string, error) {
+// returns the rules applied, named as in reports. b is what the
+// conversion has spent so far (expr.eval).
+func (st step) apply(s map[string]any, b *budget) ([]string, error) {
 	applied := []string{}
 	for _, r := range st.rules {
 		if r.cond != nil {
-			v, err := r.cond.eval(s, spent)
+			v, err := r.cond.eval(s, b)
 			if err != nil {
 				return applied, fmt.Errorf("%s.if: %v", r.field, err)
 			}
@@ -26,7 +26,7 @@ func (st step) apply(s map[string]any, spent *uint64) ([]string, error) {
 				continue
 			}
 		}
-		did, err := r.apply(s, spent)
+		did, err := r.apply(s, b)
 		if err != nil {
 			return applied, err
 		}
@@ -38,7 +38,7 @@ func (st step) apply(s map[string]any, spent *uint64) ([]string, error) {
 }
 
 // apply runs one rule and reports whether it changed s.
-func (r rule) apply(s map[string]any, spent *uint64) (bool, error) {
+func (r rule) apply(s map[string]any, b *budget) (bool, error) {
 	switch {
 	case r.Move != nil:
 		return move(s, r.Move.From, r.Move.To)
@@ -55,11 +55,11 @@ func (r rule) apply(s map[string]any, spent *uint64) (bool, error) {
 	case r.Delete != nil:
 		return remove(s, r.Delete.Path), nil
 	case r.Set != nil:
-		out, err := r.set.eval(s, spent)
+		out, err := r.set.eval(s, b)
 		if err != nil {
 			return false, fmt.Errorf("%s.set: %v", r.field, err)
 		}
-		v, err := fromCEL(out)
+		v, err := fromCEL(out, newMeter("the result", b), 0)
 		if err != nil {
 			return false, fmt.Errorf("%s.set: %q: %v", r.field, r.Set.Expression, err)
 		}

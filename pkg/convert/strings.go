@@ -16,7 +16,10 @@ import (
 // is the next rule's input, so without it a chain of
 // `set: {path: s, expression: "spec.s.replace('a', spec.s)"}` squares the
 // size of spec.s at every rule and exhausts the memory of whoever converts.
-const MaxStringSize = 16 << 20
+// cel-go's memory tracker sees a string only once it is built: one
+// `'a'.replace('a', s)` of a string within bounds may ask for gigabytes.
+// A string larger than one value may be is refused anyway.
+const MaxStringSize = MaxValueBytes
 
 // boundedStrings redefines the implementations of the strings library's
 // replace and join (same overloads and signatures, same results) to refuse
