@@ -52,6 +52,7 @@ func newEnv() (*cel.Env, error) {
 // expr is one compiled expression.
 type expr struct {
 	src  string
+	ast  *cel.Ast
 	prog cel.Program
 	// estimate is the worst-case cost with MaxSizeEstimate-sized inputs.
 	estimate uint64
@@ -78,7 +79,7 @@ func compile(env *cel.Env, src string, wantBool bool) (*expr, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: CEL expression %q: %v", ErrConvert, src, err)
 	}
-	return &expr{src: src, prog: prog, estimate: est.Max}, nil
+	return &expr{src: src, ast: ast, prog: prog, estimate: est.Max}, nil
 }
 
 // compileBounded compiles src and refuses it when its estimated worst-case

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"cel.dev/cel-go/cel"
+
 	"github.com/addonpack/addonpack/pkg/schema"
 	"github.com/addonpack/addonpack/pkg/spec"
 )
@@ -35,8 +37,19 @@ type rule struct {
 // New compiles the conversion of config type c: nil when c declares none.
 // Every CEL expression is compiled and its worst-case cost estimated; an
 // expression that does not compile, is not a bool where one is wanted, or
-// may exceed CostLimit is refused, naming its addon.yaml field.
-func New(c *spec.Config) (*Chain, error) {
+// may exceed CostLimit is refused, naming its addon.yaml field; so is a rule
+// after which the static growth estimate exceeds MaxGrowth.
+func New(c *spec.Config) (*Chain, error) { return newChain(c, options{}) }
+
+// options are the knobs tests turn.
+type options struct {
+	// noGrowth skips the growth estimate, so that tests reach the bounds
+	// checked while converting with rules the estimate would refuse (a
+	// package built before it, or growth it does not see).
+	noGrowth bool
+}
+
+func newChain(c *spec.Config, opts options) (*Chain, error) {
 	if c == nil || c.Conversion == nil {
 		return nil, nil
 	}
@@ -45,6 +58,7 @@ func New(c *spec.Config) (*Chain, error) {
 		return nil, fmt.Errorf("CEL environment: %w", err)
 	}
 	ch := &Chain{kind: c.Kind, current: c.APIVersion}
+	g := newGrowth()
 	for i, v := range c.Conversion.Versions {
 		ch.versions = append(ch.versions, v.APIVersion)
 		st := step{from: v.APIVersion, to: v.To}
@@ -66,6 +80,16 @@ func New(c *spec.Config) (*Chain, error) {
 			if r.Default != nil {
 				if cr.value, err = schema.Decode(r.Default.Value, cr.field+".default.value"); err != nil {
 					return nil, fmt.Errorf("%w: %w", ErrConvert, err)
+				}
+			}
+			if !opts.noGrowth {
+				var a *cel.Ast
+				field := cr.field
+				if cr.set != nil {
+					a, field = cr.set.ast, field+".set.expression"
+				}
+				if err := checkGrowth(g, r, a, field); err != nil {
+					return nil, err
 				}
 			}
 			st.rules = append(st.rules, cr)

@@ -4,7 +4,12 @@
 // default, delete, set from a CEL expression, fail with a message).
 // Conversion is a function of the object alone: CEL runs with no clock, no
 // network and a cost limit, and the builder refuses expressions whose
-// estimated worst-case cost exceeds it.
+// estimated worst-case cost exceeds it. Every value a conversion handles is
+// bounded in size too (bytes and nodes, per value, per evaluation and per
+// conversion: size.go), since cel-go charges list concatenation and list
+// and map literals a constant, and the builder refuses chains whose static
+// growth estimate shows a value can be copied into itself rule after rule
+// (growth.go).
 //
 // This is the only package that imports cel-go (internal/depcheck).
 package convert

@@ -2,6 +2,6 @@ package convert
 
 import "github.com/addonpack/addonpack/pkg/spec"
 
-// NewUnestimated is New, for tests of the bounds checked while converting
-// (a package built by an older builder passed fewer checks).
-func NewUnestimated(c *spec.Config) (*Chain, error) { return New(c) }
+// NewUnestimated is New without the growth estimate, for tests of the
+// bounds checked while converting.
+func NewUnestimated(c *spec.Config) (*Chain, error) { return newChain(c, options{noGrowth: true}) }
