@@ -21,6 +21,7 @@ FUZZ_TARGETS := \
 	./pkg/spec:FuzzParseConfigBlob \
 	./pkg/config:FuzzCondition \
 	./pkg/convert:FuzzConvert \
+	./pkg/convert:FuzzMeasure \
 	./pkg/upgrade:FuzzCompare \
 	./pkg/archive:FuzzExtract \
 	./pkg/archive:FuzzExtractTar \
