@@ -14,6 +14,11 @@ import (
 // cel-go's aggregate units (a unit per byte of a string, one per other
 // node), with the error cel-go's own memory limit gives.
 //
+// Charging `+` by the size of its result (cel.CostTracking with an
+// ActualCostEstimator) makes the cost limit stop list concatenation, but not
+// list and map literals, which are not function calls: five nested
+// {'x': a, 'y': a} grew a 100,000-element list 32 times for a cost of 202.
+//
 // cel-go's MemoryLimit does this too, but sizes a comprehension's
 // accumulator at every step (or every Nth, letting the steps between build
 // what they like): a list of n elements is then sized n times, and mapping
