@@ -32,7 +32,8 @@ import (
 func boundEvalSizes() cel.ProgramOption {
 	calc := types.NewSizeCalculator(
 		types.SizeCalculatorStringUnitLength(1),
-		types.SizeCalculatorMaxDepth(MaxValueDepth),
+		// cel-go counts the scalars inside the deepest containers as a level.
+		types.SizeCalculatorMaxDepth(MaxValueDepth+1),
 		types.SizeCalculatorMaxTraversal(MaxEvalSize))
 	return cel.CustomDecoratorV2(func(i interpreter.InterpretableV2) (interpreter.InterpretableV2, error) {
 		switch i := i.(type) {

@@ -68,9 +68,10 @@ func (m *meter) add(nodes, n int64) error {
 	return nil
 }
 
-// enter checks the depth of a container about to be walked.
+// enter checks the depth of a container about to be walked, 0 for the
+// value itself.
 func (m *meter) enter(depth int) error {
-	if depth > MaxValueDepth {
+	if depth >= MaxValueDepth {
 		return fmt.Errorf("%s is nested deeper than %d levels, the limit of one value", m.what, MaxValueDepth)
 	}
 	return nil

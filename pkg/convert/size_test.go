@@ -100,7 +100,7 @@ func TestValueSizeBounds(t *testing.T) {
 			map[string]any{"l": ints(convert.MaxValueNodes)},
 			[]string{"versions[0].rules[0].set: CEL expression \"size(spec.l)\": the spec is larger than 200000 nodes, the limit of one value"}},
 		{"an object too deep", [][2]string{{"v1alpha1", `[{if: "has(spec.a)", delete: {path: b}}]`}},
-			map[string]any{"a": deep(300)},
+			map[string]any{"a": deep(convert.MaxValueDepth)},
 			[]string{"versions[0].rules[0].if: CEL expression \"has(spec.a)\": the spec is nested deeper than 256 levels, the limit of one value"}},
 		{"the spec copied by many evaluations (bytes)", [][2]string{{"v1alpha1", "[" + strings.Repeat(`{if: "has(spec.s)", delete: {path: b}},`, 40) + "]"}},
 			map[string]any{"s": strings.Repeat("x", 3<<20)},
@@ -187,5 +187,22 @@ func TestLargeLegitConfig(t *testing.T) {
 	}
 	if tag, _ := json.Marshal(out["image"]); string(tag) != `{"tag":"v1.2.3"}` {
 		t.Errorf("image %s", tag)
+	}
+}
+
+// TestDepthBoundary: a spec of exactly MaxValueDepth levels goes through
+// CEL and back; one level more is refused.
+func TestDepthBoundary(t *testing.T) {
+	ch := mustNew(t, config(t, "v1beta1", [2]string{"v1alpha1", `[{set: {path: b, expression: "spec.a"}}, {delete: {path: a}}]`}))
+	res, err := ch.Convert(group+"v1alpha1", map[string]any{"a": deep(convert.MaxValueDepth - 1)}, "values.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := canonicalJSON(t, res.Spec), canonicalJSON(t, map[string]any{"b": deep(convert.MaxValueDepth - 1)}); got != want {
+		t.Errorf("got %.100s…, want %.100s…", got, want)
+	}
+	_, err = ch.Convert(group+"v1alpha1", map[string]any{"a": deep(convert.MaxValueDepth)}, "values.yaml")
+	if err == nil || !strings.Contains(err.Error(), "the spec is nested deeper than 256 levels, the limit of one value") {
+		t.Fatalf("got %v", err)
 	}
 }
