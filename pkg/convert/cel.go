@@ -36,7 +36,7 @@ func newEnv() (*cel.Env, error) {
 		cel.Variable("spec", cel.DynType),
 		cel.OptionalTypes(cel.OptionalTypesVersion(1)),
 		ext.Strings(ext.StringsVersion(3)),
-		// lists.range allocates its list before the memory tracker sees it.
+		// lists.range allocates its list before its size is checked (evalsize.go).
 		ext.Lists(ext.ListsVersion(3), ext.ListsMaxRangeSize(MaxValueNodes)),
 		ext.Sets(),
 		ext.Math(ext.MathVersion(1)),
