@@ -122,6 +122,7 @@ var sentinels = map[string]error{
 	"verify.ErrNoPolicy":            verify.ErrNoPolicy,
 	"verify.ErrPayloadType":         verify.ErrPayloadType,
 	"verify.ErrPolicy":              verify.ErrPolicy,
+	"verify.ErrTrustMaterial":       verify.ErrTrustMaterial,
 	"verify.ErrPredicateType":       verify.ErrPredicateType,
 	"verify.ErrProvenance":          verify.ErrProvenance,
 	"verify.ErrThreshold":           verify.ErrThreshold,

@@ -82,7 +82,7 @@ func TestPlanBounds(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := f.tags(t)
-			_, err := prune.NewPlan(context.Background(), prune.ClientRegistry{Client: f.c}, f.repo, tc.opts)
+			_, err := prune.NewPlan(context.Background(), f.c, f.repo, tc.opts)
 			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.msg) {
 				t.Fatalf("err = %v, want %v naming %q", err, tc.want, tc.msg)
 			}
@@ -96,7 +96,7 @@ func TestPlanBounds(t *testing.T) {
 
 // cannedIndex serves body for every image index fetched.
 type cannedIndex struct {
-	prune.ClientRegistry
+	*registry.Client
 	body string
 }
 
@@ -111,7 +111,7 @@ func TestUnreadableIndex(t *testing.T) {
 	f := publish(t, testregistry.New(t).Host(), "0.1.0", "0.2.0")
 	idx := f.index(t, "bundle", f.digests["0.1.0"].Digest)
 	for _, body := range []string{`{`, `{"manifests": 3}`, `{"manifests": [{"digest": "sha256:short"}]}`} {
-		_, err := prune.NewPlan(context.Background(), cannedIndex{prune.ClientRegistry{Client: f.c}, body}, f.repo, prune.Options{Keep: 1})
+		_, err := prune.NewPlan(context.Background(), cannedIndex{f.c, body}, f.repo, prune.Options{Keep: 1})
 		if !errors.Is(err, prune.ErrIndex) || !errors.Is(err, errdef.ErrInvalid) || !strings.Contains(err.Error(), idx.Digest.String()) {
 			t.Errorf("%s: err = %v, want ErrIndex naming %s", body, err, idx.Digest)
 		}

@@ -152,7 +152,7 @@ func (f *fixture) gone(t *testing.T, d digest.Digest) {
 
 func plan(t *testing.T, f *fixture, opts prune.Options) *prune.Plan {
 	t.Helper()
-	p, err := prune.NewPlan(context.Background(), prune.ClientRegistry{Client: f.c}, f.repo, opts)
+	p, err := prune.NewPlan(context.Background(), f.c, f.repo, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/semver"
 )
 
 // Errors of planning.
@@ -21,10 +22,9 @@ var (
 	ErrTooMany = errdef.New(errdef.ErrInvalid, "too many tags or referrers")
 )
 
-// Registry is what prune needs of a registry; *registry.Client through
-// ClientRegistry.
+// Registry is what prune needs of a registry; *registry.Client is one.
 type Registry interface {
-	Tags(ctx context.Context, repo registry.Reference, max int) ([]string, error)
+	semver.TagLister
 	Resolve(ctx context.Context, ref registry.Reference) (ocispec.Descriptor, error)
 	Referrers(ctx context.Context, repo registry.Reference, subject ocispec.Descriptor, artifactType string, max int) ([]ocispec.Descriptor, bool, error)
 	// FetchManifest reads an image index of a needed manifest, for what it lists.
@@ -140,7 +140,7 @@ func NewPlan(ctx context.Context, r Registry, repo registry.Reference, opts Opti
 	p := &planner{r: r, repo: repo, opts: opts, plan: &Plan{Repository: repo.Repo(), Keep: []Kept{}, Delete: []Item{}},
 		known: map[digest.Digest]bool{}, planned: map[digest.Digest]bool{},
 		needed: map[digest.Digest]need{}, links: map[digest.Digest][]link{}}
-	tags, err := r.Tags(ctx, repo, opts.MaxTags)
+	tags, err := r.Tags(ctx, repo, registry.TagLimits{MaxTags: opts.MaxTags})
 	if err != nil {
 		return nil, err
 	}

@@ -47,7 +47,7 @@ func TestKeepNewest(t *testing.T) {
 			if len(releases) != 2 || !releases["0.9.0"] || !releases["0.2.0"] {
 				t.Fatalf("plan deletes releases %v, want 0.9.0 and 0.2.0:\n%+v", releases, p.Delete)
 			}
-			res, err := prune.Execute(ctx, prune.ClientRegistry{Client: f.c}, f.repo, p)
+			res, err := prune.Execute(ctx, f.c, f.repo, p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,7 +110,7 @@ func TestSharedAndPinned(t *testing.T) {
 			if len(p.Skipped) != 2 {
 				t.Errorf("skipped %+v, want 0.1.0 and 0.2.0", p.Skipped)
 			}
-			res, err := prune.Execute(ctx, prune.ClientRegistry{Client: f.c}, f.repo, p)
+			res, err := prune.Execute(ctx, f.c, f.repo, p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,7 +143,7 @@ func TestNoDeletes(t *testing.T) {
 			f := publish(t, reg.Start(t), "0.1.0", "0.2.0")
 			before := f.tags(t)
 			p := plan(t, f, prune.Options{Keep: 1})
-			res, err := prune.Execute(context.Background(), prune.ClientRegistry{Client: f.c}, f.repo, p)
+			res, err := prune.Execute(context.Background(), f.c, f.repo, p)
 			if !errors.Is(err, registry.ErrDeleteUnsupported) {
 				t.Fatalf("err = %v, want ErrDeleteUnsupported", err)
 			}

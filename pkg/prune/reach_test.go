@@ -181,7 +181,7 @@ func testAttack(t *testing.T, reg realregistry.Registry, k key, a attack, shares
 			t.Errorf("skip %+v: want a needed digest, its kind, and a reason naming what needs it", s)
 		}
 	}
-	res, err := prune.Execute(ctx, prune.ClientRegistry{Client: f.c}, f.repo, p)
+	res, err := prune.Execute(ctx, f.c, f.repo, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 
 // tagDeletesManifest is a registry that, asked to delete a tag, deletes the
 // manifest it points at (and so every tag on it), as some registries do.
-type tagDeletesManifest struct{ prune.ClientRegistry }
+type tagDeletesManifest struct{ *registry.Client }
 
 func (r tagDeletesManifest) Delete(ctx context.Context, ref registry.Reference) error {
 	if ref.Digest == "" {
@@ -25,7 +25,7 @@ func (r tagDeletesManifest) Delete(ctx context.Context, ref registry.Reference) 
 		}
 		ref.Tag, ref.Digest = "", d.Digest
 	}
-	return r.ClientRegistry.Delete(ctx, ref)
+	return r.Client.Delete(ctx, ref)
 }
 
 // TestUntagRemovesManifest: on a registry whose tag deletes take the
@@ -58,7 +58,7 @@ func TestUntagRemovesManifest(t *testing.T) {
 					others = append(others, tag)
 				}
 			}
-			r := tagDeletesManifest{prune.ClientRegistry{Client: f.c}}
+			r := tagDeletesManifest{f.c}
 			res, err := prune.Execute(context.Background(), r, f.repo, p)
 			if !errors.Is(err, prune.ErrUntagRemoved) || !errors.Is(err, errdef.ErrUnsupported) ||
 				!strings.Contains(err.Error(), shape.tag) || !strings.Contains(err.Error(), p.Delete[0].Digest.String()) {

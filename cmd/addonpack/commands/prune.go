@@ -54,7 +54,7 @@ func newPrune(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			r := prune.ClientRegistry{Client: c}
+			r := c
 			plan, err := prune.NewPlan(ctx, r, repo, opts)
 			if errors.Is(err, prune.ErrOptions) {
 				return usageError{err}
