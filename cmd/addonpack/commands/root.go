@@ -4,7 +4,10 @@
 package commands
 
 import (
+	"errors"
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -64,7 +67,33 @@ and pulls it back checked, ready for kubectl, Flux or Argo CD.`,
 		newLock(g),
 		newPrune(g),
 	)
+	groups(root)
 	return root, g
+}
+
+// groups makes every command that only groups others (the root, config,
+// registry, trusted-root) refuse an unknown subcommand as a usage error
+// (exit 2, with cobra's suggestions) and show its help when given none;
+// cobra's own refusal is a plain error (exit 1).
+func groups(cmd *cobra.Command) {
+	for _, c := range cmd.Commands() {
+		groups(c)
+	}
+	if cmd.Runnable() || !cmd.HasSubCommands() {
+		return
+	}
+	cmd.SuggestionsMinimumDistance = 2 // cobra's own default, which SuggestionsFor does not apply
+	cmd.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += "; did you mean " + strings.Join(s, " or ") + "?"
+		}
+		return usageError{errors.New(msg)}
+	}
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 }
 
 // maxArgs is cobra.MaximumNArgs whose error maps to the usage exit code.
