@@ -9,6 +9,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/semver"
+	"github.com/addonpack/addonpack/pkg/verify"
 )
 
 // Consumer is the consumer path with one configuration: where artifacts are
@@ -29,6 +30,10 @@ type Consumer struct {
 	Relocated, TrustRelocatedTags bool
 	// Limits bound an unpacked tree; zero fields take the defaults.
 	Limits archive.Limits
+	// FluxKey is the policy of the public key GitOps hands Flux to verify
+	// with (render --for flux --public-key): every artifact must verify
+	// under it too, or Flux would refuse it only once in the cluster.
+	FluxKey *verify.Policy
 }
 
 // New returns a consumer with o; its other fields keep their zero values.

@@ -2,10 +2,12 @@ package consume
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/verify"
 )
 
 // GitOps returns the objects tool ("flux" or "argocd") needs to consume ref
@@ -41,7 +43,31 @@ func (c *Consumer) GitOps(ctx context.Context, ref registry.Reference, name stri
 		}
 		loaded = p.Loaded
 	}
+	if err := c.checkFluxKey(ctx, ref, loaded, tool, g); err != nil {
+		return nil, err
+	}
 	g.Ref, g.Addon = ref.WithDigest(loaded.Descriptor.Digest), loaded.Addon
 	g.PlainHTTP = tmpl.PlainHTTP || registry.IsLoopback(ref.Registry)
 	return deliver.For(tool, g)
+}
+
+// checkFluxKey verifies the artifact under FluxKey, the key Flux is handed,
+// so a key that did not sign it fails here (exit 9) and not in the cluster;
+// without a key for Flux it warns that Flux will not verify the artifact.
+func (c *Consumer) checkFluxKey(ctx context.Context, ref registry.Reference, loaded *artifact.Loaded, tool string, g deliver.GitOps) error {
+	if tool != "flux" {
+		return nil
+	}
+	if g.PublicKey == nil {
+		c.warnf("%s: without --public-key, Flux applies the artifact without verifying its signature", ref)
+		return nil
+	}
+	if c.FluxKey == nil {
+		return nil
+	}
+	_, err := verify.Verify(ctx, verify.Target{Client: c.Client, Ref: ref}, loaded.Descriptor, c.FluxKey)
+	if err != nil {
+		return fmt.Errorf("--public-key: Flux would refuse %s: %w", ref.WithDigest(loaded.Descriptor.Digest), err)
+	}
+	return nil
 }

@@ -8,8 +8,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/addonpack/addonpack/pkg/config"
+	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/semver"
+	"github.com/addonpack/addonpack/pkg/verify"
 )
 
 // renderOptions are the flags of render.
@@ -153,11 +155,11 @@ func (g *globals) renderFor(cmd *cobra.Command, arg, tool, values, keyFile strin
 	if err != nil {
 		return err
 	}
-	if gitops.PublicKey, err = readPublicKey(keyFile); err != nil {
-		return err
-	}
 	c, err := g.consumerFor(ctx, vf, arg)
 	if err != nil {
+		return err
+	}
+	if gitops.PublicKey, err = g.fluxKey(ctx, c, keyFile); err != nil {
 		return err
 	}
 	c.KubeVersion = kube
@@ -170,13 +172,17 @@ func (g *globals) renderFor(cmd *cobra.Command, arg, tool, values, keyFile strin
 	return err
 }
 
-// readPublicKey reads --public-key ("" : none).
-func readPublicKey(file string) ([]byte, error) {
+// fluxKey reads --public-key ("" : none) for c: the PEM Flux is handed,
+// and the policy c checks the artifacts against with it.
+func (g *globals) fluxKey(ctx context.Context, c *consume.Consumer, file string) ([]byte, error) {
 	if file == "" {
 		return nil, nil
 	}
 	b, err := os.ReadFile(file)
 	if err != nil {
+		return nil, fmt.Errorf("--public-key: %w", err)
+	}
+	if c.FluxKey, err = verify.PolicyFromKeys(ctx, []string{file}, verify.KeyOptions{Getenv: g.getenv}); err != nil {
 		return nil, fmt.Errorf("--public-key: %w", err)
 	}
 	return b, nil

@@ -146,18 +146,30 @@ func TestRenderVerbs(t *testing.T) {
 		t.Fatalf("diff of a changed config: %+v", r)
 	}
 
-	// Flux and Argo CD objects, pinned by digest.
-	pub := filepath.Join(t.TempDir(), "cosign.pub")
-	os.WriteFile(pub, []byte("-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEexample\n-----END PUBLIC KEY-----\n"), 0o644)
-	flux := run(t, env, "render", "--for", "flux", ref, "--public-key", pub, "--key", pubKey)
+	// Flux and Argo CD objects, pinned by digest. Flux is handed the key
+	// that signed the artifact (one that did not is refused, below).
+	flux := run(t, env, "render", "--for", "flux", ref, "--public-key", pubKey, "--key", pubKey)
 	argo := run(t, env, "render", "--for", "argocd", ref, "--key", pubKey)
 	if flux.code != 0 || argo.code != 0 {
 		t.Fatalf("--for: %+v %+v", flux, argo)
 	}
-	// The digest depends on the git revision of examples/coredns: normalise it with the host.
-	norm := strings.NewReplacer(reg.Host(), "registry.example:5000", digest, "sha256:DIGEST")
+	// The digest depends on the git revision of examples/coredns, the key
+	// on this run: normalise them with the host.
+	norm := strings.NewReplacer(reg.Host(), "registry.example:5000", digest, "sha256:DIGEST", indentedPEMBody(t, pubKey), "    MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEexample\n")
 	golden(t, "flux.yaml", norm.Replace(flux.out))
 	golden(t, "argocd.yaml", norm.Replace(argo.out))
+	// A key that did not sign the artifact is refused here, not by Flux in
+	// the cluster; without a key, stderr says Flux will not verify.
+	if r := run(t, env, "render", "--for", "flux", ref, "--public-key", filepath.Join(home, "other.pub"), "--key", pubKey); r.code != commands.ExitVerify || r.out != "" ||
+		!strings.Contains(r.err, "--public-key: Flux would refuse "+reg.Host()+"/addons/coredns@"+digest) {
+		t.Fatalf("--for flux --public-key of another key: %+v", r)
+	}
+	if r := run(t, env, "render", "--for", "flux", ref, "--key", pubKey); r.code != 0 || !strings.Contains(r.err, "Flux applies the artifact without verifying its signature") {
+		t.Fatalf("--for flux without --public-key: %+v", r)
+	}
+	if strings.Contains(argo.err, "without verifying") {
+		t.Errorf("--for argocd warned about Flux: %s", argo.err)
+	}
 	// With values: a patch of the CoreDNSConfig object (pkg/deliver's
 	// tests build it as the controllers do).
 	for _, tool := range []string{"flux", "argocd"} {
@@ -173,4 +185,21 @@ func TestRenderVerbs(t *testing.T) {
 	if r := run(t, env, "render", "--for", "flux", ref, "--values", customValues, "--key", pubKey); r.code != commands.ExitInvalid || !strings.Contains(r.err, "values cannot reach Flux or Argo CD through a patch") || !strings.Contains(r.err, "@@") {
 		t.Fatalf("--for with values a patch cannot carry: %+v", r)
 	}
+}
+
+// indentedPEMBody is the base64 body of the PEM file at path as a Flux
+// Secret's data shows it: each line indented by four spaces.
+func indentedPEMBody(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body strings.Builder
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if !strings.HasPrefix(l, "-----") {
+			body.WriteString("    " + l + "\n")
+		}
+	}
+	return body.String()
 }

@@ -32,7 +32,7 @@ func (g *globals) renderStack(cmd *cobra.Command, file, format, out string, forc
 	}
 	c.KubeVersion = kube
 	if tool != "" {
-		if gitops.PublicKey, err = readPublicKey(keyFile); err != nil {
+		if gitops.PublicKey, err = g.fluxKey(cmd.Context(), c, keyFile); err != nil {
 			return err
 		}
 		gitops.PlainHTTP = g.plainHTTP
