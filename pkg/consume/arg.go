@@ -19,8 +19,8 @@ var ErrNotUsable = errdef.New(errdef.ErrInvalid, "not an add-on source directory
 // Kind says what an argument names.
 type Kind int
 
-// The kinds of argument. Reference is the zero value: an argument is a
-// reference unless it is written as a path.
+// The kinds of argument. KindReference is the zero value (ParseArg says
+// when an argument is a path).
 const (
 	KindReference Kind = iota
 	KindSourceDir      // a directory holding addon.yaml
@@ -65,17 +65,49 @@ func IsPath(arg string) bool {
 	return filepath.IsAbs(arg)
 }
 
-// Parse classifies arg. A reference is parsed (registry hosts canonical);
-// a path is looked at on disk. Errors wrap registry.ErrInvalidReference (a
-// usage error), fs.ErrNotExist (a path that does not exist) or ErrNotUsable.
+// ErrAmbiguousArg is matched when an argument is both a registry reference
+// and an existing local path: neither reading is taken.
+var ErrAmbiguousArg = errdef.New(errdef.ErrInvalidArgument, "both a registry reference and a local path")
+
+// ParseArg classifies arg. An argument written as a path is a path. Any
+// other is a registry reference if it parses as one (registry hosts
+// canonical); if not, it is a path when one of that name exists (kubectl
+// apply -k DIR, helm template DIR); if it is both, it is refused naming
+// both readings, so a checkout never stands in for a verified artifact
+// nor the other way round. A path is looked at on disk. Errors wrap
+// registry.ErrInvalidReference or ErrAmbiguousArg (usage errors),
+// fs.ErrNotExist (a path that does not exist) or ErrNotUsable.
 func ParseArg(arg string) (Arg, error) {
-	if !IsPath(arg) {
-		ref, err := ParseReference(arg)
-		if err != nil {
-			return Arg{}, err
-		}
-		return Arg{Raw: arg, Kind: KindReference, Ref: ref}, nil
+	if IsPath(arg) {
+		return parsePath(arg)
 	}
+	ref, err := ParseReference(arg)
+	exists := pathExists(arg)
+	switch {
+	case err == nil && exists:
+		return Arg{}, fmt.Errorf("%q: %w: the reference %s and the local path ./%s; write ./%s for the path, or move it away to use the reference",
+			arg, ErrAmbiguousArg, ref, arg, arg)
+	case err == nil:
+		return Arg{Raw: arg, Kind: KindReference, Ref: ref}, nil
+	case exists:
+		return parsePath(arg)
+	}
+	return Arg{}, err
+}
+
+// pathExists reports whether arg, or its path before a :TAG, exists.
+func pathExists(arg string) bool {
+	path, _ := layout.Split(arg)
+	for _, p := range []string{arg, path} {
+		if _, err := os.Lstat(p); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// parsePath classifies arg as a local path.
+func parsePath(arg string) (Arg, error) {
 	p := expandHome(arg)
 	path, tag := layout.Split(p)
 	fi, err := os.Stat(path)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
 )
 
@@ -55,22 +56,43 @@ func TestParseReferences(t *testing.T) {
 	}
 }
 
-// TestReferenceWinsOverDirectory: a directory laid out like a reference never
-// stands in for it, in whatever case its host is written.
-func TestReferenceWinsOverDirectory(t *testing.T) {
+// TestReferenceAndDirectory: an argument that is both a reference (in
+// whatever case its host is written) and an existing directory is refused
+// naming both readings — the checkout never stands in for the verified
+// artifact, nor the other way round; written as a path it is the directory.
+// A bare name without a registry part that exists is that path (kubectl
+// apply -k DIR); one that does not exist is still a reference without a
+// registry part.
+func TestReferenceAndDirectory(t *testing.T) {
 	t.Chdir(t.TempDir())
 	for _, ref := range []string{"LOCALHOST/addons/hello:0.1.0", "localhost:5000/addons/hello:0.1.0", "Example.com/a/b"} {
 		if err := os.MkdirAll(ref, 0o755); err != nil {
 			t.Fatal(err)
 		}
 		os.WriteFile(filepath.Join(ref, "addon.yaml"), []byte("x"), 0o644)
-		a, err := ParseArg(ref)
-		if err != nil || a.Kind != KindReference {
-			t.Fatalf("ParseArg(%q) = %+v, %v; want the reference", ref, a, err)
+		_, err := ParseArg(ref)
+		if !errors.Is(err, ErrAmbiguousArg) || errdef.ClassOf(err) != errdef.ErrInvalidArgument || !strings.Contains(err.Error(), "./"+ref) {
+			t.Fatalf("ParseArg(%q): %v; want ErrAmbiguousArg naming ./%s", ref, err, ref)
 		}
 		if a, err := ParseArg("./" + ref); err != nil || a.Kind != KindSourceDir {
 			t.Fatalf("ParseArg(./%s) = %+v, %v; want the directory", ref, a, err)
 		}
+	}
+	for _, name := range []string{"hello", "addons/hello", "layout.tar:0.1.0"} {
+		dir, _, _ := strings.Cut(name, ":")
+		if strings.HasSuffix(dir, ".tar") {
+			os.WriteFile(dir, []byte("x"), 0o644)
+		} else {
+			os.MkdirAll(dir, 0o755)
+			os.WriteFile(filepath.Join(dir, "addon.yaml"), []byte("x"), 0o644)
+		}
+		a, err := ParseArg(name)
+		if err != nil || a.Kind == KindReference || a.Path != dir {
+			t.Fatalf("ParseArg(%q) = %+v, %v; want the local path %s", name, a, err, dir)
+		}
+	}
+	if _, err := ParseArg("absent/hello:0.1.0"); !errors.Is(err, registry.ErrInvalidReference) || !strings.Contains(err.Error(), "no registry part") {
+		t.Fatalf("a bare name that does not exist: %v, want no registry part", err)
 	}
 }
 

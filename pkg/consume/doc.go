@@ -36,12 +36,12 @@
 //     "..") is a path — an add-on source directory, an OCI layout directory
 //     or an OCI layout tarball; one that does not exist is not found, one
 //     that exists but is none of those says what is wrong with it;
-//   - anything else is a registry reference, even when a directory of that
-//     name exists: a checkout cannot stand in for a verified artifact. A
-//     reference needs a registry part (a host with a '.' or a ':', or
-//     localhost in any case); without one it is a usage error that shows how
-//     to write the path.
-//
-// Verify and VerifyAll check references without reading their content:
-// signatures under the policy, then the claim on the signed config blob.
+//   - any other argument is a registry reference when it parses as one: it
+//     needs a registry part (a host with a '.' or a ':', or localhost in any
+//     case); one that does not is a path when a file or directory of that
+//     name exists (kubectl apply -k DIR, helm template DIR), else a usage
+//     error that shows how to write the path;
+//   - an argument that is both a reference and an existing path is refused
+//     naming both readings (ErrAmbiguousArg): a checkout never stands in
+//     for a verified artifact, nor the other way round.
 package consume

@@ -70,6 +70,7 @@ var sentinels = map[string]error{
 	"keys.ErrKey":                   keys.ErrKey,
 	"layout.ErrLayout":              layout.ErrLayout,
 	"consume.ErrNotUsable":          consume.ErrNotUsable,
+	"consume.ErrAmbiguousArg":       consume.ErrAmbiguousArg,
 	"provenance.ErrInvalid":         provenance.ErrInvalid,
 	"prune.ErrChanged":              prune.ErrChanged,
 	"prune.ErrIndex":                prune.ErrIndex,

@@ -146,10 +146,11 @@ func (g *globals) consumer(ctx context.Context, vf *verifyFlags) (*consume.Consu
 // directory is the user's own, a layout carries no signatures (it takes
 // --insecure-skip-verify) — neither registry flags nor trust are read.
 func (g *globals) consumerFor(ctx context.Context, vf *verifyFlags, arg string) (*consume.Consumer, error) {
-	if _, err := consume.ParseArg(arg); err != nil {
+	a, err := consume.ParseArg(arg)
+	if err != nil {
 		return nil, usage(err) // what is wrong with arg comes first
 	}
-	if consume.IsPath(arg) {
+	if a.Kind != consume.KindReference {
 		return g.localConsumer(vf), nil
 	}
 	return g.consumer(ctx, vf)
@@ -180,7 +181,7 @@ func (g *globals) open(ctx context.Context, arg string, vf *verifyFlags, kube se
 // reference that does not parse, a layout given without
 // --insecure-skip-verify — as usage errors.
 func usage(err error) error {
-	if errors.Is(err, registry.ErrInvalidReference) || errors.Is(err, consume.ErrUnverifiable) {
+	if errors.Is(err, registry.ErrInvalidReference) || errors.Is(err, consume.ErrUnverifiable) || errors.Is(err, consume.ErrAmbiguousArg) {
 		return usageError{err}
 	}
 	return err

@@ -11,9 +11,12 @@ import (
 )
 
 // TestReferenceOrPath: one rule for every command that takes either. A
-// directory laid out like a reference (in any spelling of its host) never
-// stands in for the verified artifact; a path says what is wrong with it; a
-// reference without a registry part is a usage error, not a DNS lookup.
+// directory laid out like a reference (in any spelling of its host) is
+// refused as ambiguous, naming both readings — it never stands in for the
+// verified artifact, and the reference is not taken behind the user's back
+// either; written as a path it is the directory. A bare name that exists is
+// that path; a path says what is wrong with it; a reference without a
+// registry part is a usage error, not a DNS lookup.
 func TestReferenceOrPath(t *testing.T) {
 	reg := testregistry.New(t)
 	work := t.TempDir()
@@ -36,19 +39,32 @@ func TestReferenceOrPath(t *testing.T) {
 			{"render", ref},
 			{"config", "defaults", ref},
 			{"config", "schema", ref},
+			{"render", ref, "--key", "release.pub"},
+			{"pull", ref, "-o", "out", "--key", "release.pub"},
 		} {
 			r := run(t, env, args...)
-			if r.code != commands.ExitUsage || !strings.Contains(r.err, "--insecure-skip-verify") {
-				t.Fatalf("%v without trust flags asks for them (the reference): %+v", args, r)
-			}
-			r = run(t, env, append(args, "--key", "release.pub")...)
-			if r.code != 0 || strings.Contains(r.out, "evil") || !strings.Contains(r.out, "hello") {
-				t.Fatalf("%v --key renders the registry's verified hello: %+v", args, r)
+			if r.code != commands.ExitUsage || !strings.Contains(r.err, "both a registry reference and a local path") || !strings.Contains(r.err, "./"+ref) ||
+				strings.Contains(r.out, "evil") || strings.Contains(r.out, "hello") {
+				t.Fatalf("%v: want a usage error naming both readings, and nothing rendered: %+v", args, r)
 			}
 		}
 		if r := run(t, env, "render", "./"+ref); r.code != 0 || !strings.Contains(r.out, "name: evil") {
 			t.Fatalf("the explicit path: %+v", r)
 		}
+		os.RemoveAll(host)
+		if r := run(t, env, "render", ref, "--key", "release.pub"); r.code != 0 || strings.Contains(r.out, "evil") || !strings.Contains(r.out, "hello") {
+			t.Fatalf("the reference, once the directory is gone: %+v", r)
+		}
+	}
+
+	// A bare name that exists is that path, as kubectl apply -k DIR takes it.
+	for _, args := range [][]string{{"render", "hello"}, {"config", "defaults", "hello"}, {"diff", "hello", "./hello", "--exit-code"}} {
+		if r := run(t, env, args...); r.code != 0 {
+			t.Fatalf("%v: %+v", args, r)
+		}
+	}
+	if r := run(t, env, "inspect", "hello"); r.code != commands.ExitInvalid || !strings.Contains(r.err, "add-on source directory") {
+		t.Fatalf("inspect of a bare source directory name: %+v", r)
 	}
 
 	os.Mkdir("empty", 0o755)
@@ -76,7 +92,7 @@ func TestReferenceOrPath(t *testing.T) {
 		{"missing layout tag", "./nope.tar:0.1.0", commands.ExitNotFound, "nope.tar"},
 		{"not an add-on", "./empty", commands.ExitInvalid, "neither addon.yaml nor oci-layout"},
 		{"no registry part", "addons/hello:0.1.0", commands.ExitUsage, "no registry part"},
-		{"a bare name", "hello", commands.ExitUsage, "./hello"},
+		{"a bare name that does not exist", "helo", commands.ExitUsage, "./helo"},
 		{"a single-label host", "registry/addons/hello:0.1.0", commands.ExitUsage, "no registry part"},
 	}
 	for _, tt := range tests {
