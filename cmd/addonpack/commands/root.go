@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -45,8 +46,9 @@ and pulls it back checked, ready for kubectl, Flux or Argo CD.`,
   addonpack pull localhost:5000/addons/hello:0.1.0 -o ./hello-pulled --key release.pub`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		PersistentPreRun: func(*cobra.Command, []string) {
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			g.startProgress()
+			return checkOutputPath(cmd)
 		},
 	}
 	root.SetIn(streams.In)
@@ -114,4 +116,33 @@ func exactArgs(n int) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// isFormatName reports whether s names an output format somewhere in
+// addonpack.
+func isFormatName(s string) bool {
+	switch s {
+	case "json", "yaml", "text", "kustomize", "jsonschema", "openapi", "crd":
+		return true
+	}
+	return false
+}
+
+// checkOutputPath refuses -o FORMAT on a command whose -o is a path (build,
+// pull, render, config convert, trusted-root): "-o json" there would
+// otherwise write a file or directory named json. A path of that name
+// that exists, or one written as a path (./json), is taken as it is.
+func checkOutputPath(cmd *cobra.Command) error {
+	f := cmd.Flags().Lookup("output")
+	if f == nil || !f.Changed || f.Value.Type() != "string" {
+		return nil // not a path flag: -o is --format's alias there
+	}
+	p := f.Value.String()
+	if !isFormatName(p) {
+		return nil
+	}
+	if _, err := os.Lstat(p); err == nil {
+		return nil
+	}
+	return usageError{fmt.Errorf("-o %s: %s's -o names the file or directory to write, and %q does not exist; for the output format use --format %s (write -o ./%s to mean that path)", p, cmd.CommandPath(), p, p, p)}
 }
