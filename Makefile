@@ -47,8 +47,10 @@ FUZZ_TARGETS := \
 
 all: build
 
+# A cold Go cache compiles for minutes: heartbeat.sh says so every 30 s.
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/addonpack
+	@./scripts/heartbeat.sh "build: compiling $(BIN) (from a cold Go cache several minutes on 2 cores)" \
+		$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/addonpack
 
 tools: $(GOIMPORTS) apt-tools peers
 
@@ -73,13 +75,18 @@ test: apt-tools
 # packages with -race and throw them away; test files and test-only dependencies are left to
 # test-unit, which links each test binary once).
 prebuild: lint
-	@echo "prebuild: compiling the project's packages with the race detector (no test runs yet)" >&2
-	$(GO) list -export -race $(PKGS) >/dev/null
+	@./scripts/heartbeat.sh "prebuild: compiling the project's packages with the race detector (no test runs yet)" \
+		$(GO) list -export -race $(PKGS) >/dev/null
 
 # -timeout: the CLI, examples and interop packages drive real registries, signing and
 # peer CLIs; on two busy cores they can pass go test's default of 10 minutes.
+# go test -json through internal/testprogress: a line when each package ends, the output
+# of failed tests, a line at least every 30 s naming the packages still running (the CLI
+# package alone runs for minutes), and the closing line "N passed, N failed, N skipped".
+TESTPROGRESS := bin/tools/testprogress
 test-unit:
-	ADDONPACK_REQUIRE_PEERS=1 $(GO) test -race -count=1 -timeout 40m $(PKGS)
+	$(GO) build -o $(TESTPROGRESS) ./internal/testprogress
+	bash -o pipefail -c 'ADDONPACK_REQUIRE_PEERS=1 $(GO) test -race -count=1 -timeout 40m -json $(PKGS) | $(TESTPROGRESS)'
 
 fuzz-short:
 	@for t in $(FUZZ_TARGETS); do \
@@ -96,7 +103,7 @@ demo: build
 	./scripts/demo.sh $(BIN)
 
 lint: $(GOIMPORTS)
-	$(GO) vet $(PKGS)
+	@./scripts/heartbeat.sh "lint: go vet (compiles every package first)" $(GO) vet $(PKGS)
 	@out=$$(gofmt -l cmd pkg testregistry internal specs examples 2>/dev/null); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	@out=$$($(GOIMPORTS) -local $(MODULE) -l cmd pkg testregistry internal specs examples bench 2>/dev/null); \
