@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -28,7 +29,7 @@ Keys from 'cosign generate-key-pair' work in addonpack and the other way round.`
   COSIGN_PASSWORD=secret addonpack push ./hello localhost:5000/addons/hello:0.1.0 --key ci.key`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			pair, err := keys.WriteKeyPair(prefix, g.passFunc())
+			pair, err := keys.WriteKeyPair(prefix, g.passFunc(cmd.Context()))
 			if err != nil {
 				return err
 			}
@@ -48,12 +49,14 @@ Keys from 'cosign generate-key-pair' work in addonpack and the other way round.`
 	return cmd
 }
 
-// errNoPassword is returned when a password is needed and none can be had.
-var errNoPassword = errors.New("no password: set COSIGN_PASSWORD or run on a terminal")
+// errNoPassword is returned when a password is needed and none can be had:
+// the command line (its environment) must give it.
+var errNoPassword = usageError{errors.New("no password: set COSIGN_PASSWORD or run on a terminal")}
 
 // passFunc reads the key password from $COSIGN_PASSWORD, else from the
-// terminal (twice when confirming).
-func (g *globals) passFunc() keys.PassFunc {
+// terminal (twice when confirming). An interrupt at the prompt (ctx done)
+// ends the read at once, the terminal's echo restored.
+func (g *globals) passFunc(ctx context.Context) keys.PassFunc {
 	return func(confirm bool) ([]byte, error) {
 		if pw, ok := g.lookupEnv("COSIGN_PASSWORD"); ok {
 			return []byte(pw), nil
@@ -62,17 +65,11 @@ func (g *globals) passFunc() keys.PassFunc {
 		if !ok || !term.IsTerminal(int(in.Fd())) {
 			return nil, errNoPassword
 		}
-		read := func(prompt string) ([]byte, error) {
-			fmt.Fprint(g.streams.Err, prompt)
-			pw, err := term.ReadPassword(int(in.Fd()))
-			fmt.Fprintln(g.streams.Err)
-			return pw, err
-		}
-		pw, err := read("Enter password for private key: ")
+		pw, err := g.readPassword(ctx, in, "Enter password for private key: ")
 		if err != nil || !confirm {
 			return pw, err
 		}
-		again, err := read("Enter password for private key again: ")
+		again, err := g.readPassword(ctx, in, "Enter password for private key again: ")
 		if err != nil {
 			return nil, err
 		}
@@ -80,6 +77,37 @@ func (g *globals) passFunc() keys.PassFunc {
 			return nil, errors.New("passwords do not match")
 		}
 		return pw, nil
+	}
+}
+
+// readPassword prompts on stderr and reads a password from the terminal in
+// without echo. term.ReadPassword cannot be interrupted, so it reads on its
+// own goroutine: when ctx ends first (SIGINT, SIGTERM) the terminal's state
+// is restored and ctx's error returned (exit 130); the abandoned read ends
+// with the process.
+func (g *globals) readPassword(ctx context.Context, in *os.File, prompt string) ([]byte, error) {
+	fd := int(in.Fd())
+	state, err := term.GetState(fd)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprint(g.streams.Err, prompt)
+	defer fmt.Fprintln(g.streams.Err)
+	type read struct {
+		pw  []byte
+		err error
+	}
+	done := make(chan read, 1)
+	go func() {
+		pw, err := term.ReadPassword(fd)
+		done <- read{pw, err}
+	}()
+	select {
+	case r := <-done:
+		return r.pw, r.err
+	case <-ctx.Done():
+		term.Restore(fd, state)
+		return nil, ctx.Err()
 	}
 }
 

@@ -65,7 +65,7 @@ func (g *globals) signer(ctx context.Context, ref string) (*keys.Signer, error) 
 	if ref == "" {
 		return nil, usageError{fmt.Errorf("--key is required")}
 	}
-	return keys.LoadSigner(ctx, ref, g.passFunc(), g.getenv)
+	return keys.LoadSigner(ctx, ref, g.passFunc(ctx), g.getenv)
 }
 
 // resolveTarget parses REF and builds the registry client; nothing is
