@@ -92,6 +92,7 @@ var sentinels = map[string]error{
 	"render.ErrHelm":                render.ErrHelm,
 	"render.ErrPlugin":              render.ErrPlugin,
 	"render.ErrRemoteResource":      render.ErrRemoteResource,
+	"render.ErrMissingFile":         render.ErrMissingFile,
 	"render.ErrYAMLLimit":           render.ErrYAMLLimit,
 	"scaffold.ErrExists":            scaffold.ErrExists,
 	"schema.ErrExternalRef":         schema.ErrExternalRef,

@@ -10,11 +10,17 @@ import (
 // Sentinel errors for what Build refuses. Test with errors.Is; the concrete
 // error is usually a *RefusedError naming the kustomization file and field.
 var (
-	// ErrRemoteResource: an entry of a kustomization is not a file or
-	// directory inside the package (a git or http URL, a missing path, an
-	// absolute path, or a path leaving the package root). Kustomize would
-	// try to fetch it over the network, so Build refuses it up front.
+	// ErrRemoteResource: an entry of a kustomization is not a path inside
+	// the package (a git or http URL, an absolute path, or a path leaving
+	// the package root). Kustomize would try to fetch it over the network
+	// or read it from the host, so Build refuses it up front.
 	ErrRemoteResource = errdef.New(errdef.ErrInvalid, "remote resources are not allowed")
+
+	// ErrMissingFile: an entry of a kustomization names a path of the
+	// package that does not exist (a typo, most often). Kustomize would
+	// then try it as a git repository, so Build refuses it up front — but
+	// says what it is, not that remote resources are not allowed.
+	ErrMissingFile = errdef.New(errdef.ErrInvalid, "no such file or directory in the package")
 
 	// ErrHelm: a kustomization inflates helm charts (helmCharts,
 	// helmGlobals, helmChartInflationGenerator, or a
@@ -42,7 +48,7 @@ type RefusedError struct {
 	Field  string // field with index, e.g. "resources[2]", "patches[0].path", "openapi.path"
 	Value  string // the offending value; may be empty
 	Reason string // what is wrong; may be empty
-	Err    error  // ErrRemoteResource, ErrHelm or ErrPlugin
+	Err    error  // ErrRemoteResource, ErrMissingFile, ErrHelm or ErrPlugin
 }
 
 func (e *RefusedError) Error() string {
@@ -53,13 +59,19 @@ func (e *RefusedError) Error() string {
 	if e.Value != "" {
 		msg += fmt.Sprintf("%q: ", e.Value)
 	}
-	if e.Reason == "" {
+	if e.Reason == "" || errors.Is(e.Err, ErrMissingFile) {
 		return msg + e.Err.Error()
 	}
 	return msg + e.Reason + " (" + e.Err.Error() + ")"
 }
 
 func (e *RefusedError) Unwrap() error { return e.Err }
+
+// missingInPackage builds the RefusedError for an entry naming a path of the
+// package that does not exist (what names a directory says so).
+func missingInPackage(file, field, value string) error {
+	return &RefusedError{File: file, Field: field, Value: value, Err: ErrMissingFile}
+}
 
 // notInPackage builds the RefusedError for an entry that is not a path inside
 // the package. detail, if not empty, says why.

@@ -83,7 +83,7 @@ func inject(tree *pkgTree, root, kfile string, config []byte, components []strin
 				return nil, err
 			}
 			if !tree.dir(rel) {
-				return nil, notInPackage("", field, c, "no such directory")
+				return nil, missingInPackage("", field, c)
 			}
 			if clean := path.Clean(c); !seen[clean] {
 				seen[clean] = true

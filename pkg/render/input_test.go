@@ -57,7 +57,7 @@ func TestBuildInputErrors(t *testing.T) {
 		{"symlink", nil, Input{Files: symlinked, Config: cfg}, "link.yaml: symlink", nil},
 		{"two config documents", nil, Input{Files: coredns, Config: append(append([]byte{}, cfg...), "---\n"+string(cfg)...)}, "want exactly one YAML document, got 2", nil},
 		{"config without name", nil, Input{Files: coredns, Config: []byte("apiVersion: v1\nkind: X\nspec: {}\n")}, "metadata.name are required", nil},
-		{"component missing", nil, Input{Files: coredns, Config: cfg, Components: []string{"components/nope"}}, `Input.Components[0]: "components/nope": not a path inside the package`, ErrRemoteResource},
+		{"component missing", nil, Input{Files: coredns, Config: cfg, Components: []string{"components/nope"}}, `Input.Components[0]: "components/nope": no such file or directory in the package`, ErrMissingFile},
 		{"component remote", nil, Input{Files: coredns, Config: cfg, Components: []string{"components/nodelocal", "github.com/x/y//c"}}, `Input.Components[1]: "github.com/x/y//c"`, ErrRemoteResource},
 		{"panic recovered", nil, Input{Files: panicFS{}}, "panic while rendering: boom", errPanic},
 	}

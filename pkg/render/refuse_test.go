@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -49,9 +50,9 @@ func TestBuildRefusals(t *testing.T) {
 		{
 			name:    "missing local path",
 			files:   files("kustomization.yaml", "resources:\n- cm.yaml\n- deploymnet.yaml\n", "cm.yaml", cm),
-			is:      ErrRemoteResource,
+			is:      ErrMissingFile,
 			refused: true,
-			want:    `kustomization.yaml: resources[1]: "deploymnet.yaml": not a path inside the package: no such file or directory`,
+			want:    `kustomization.yaml: resources[1]: "deploymnet.yaml": no such file or directory in the package`,
 		},
 		{
 			name:    "path escaping the package",
@@ -212,5 +213,15 @@ func TestBuildAllowsBuiltinPlugins(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestMissingFileIsNotRemote: a typo in resources names the missing file
+// and does not speak of remote resources, which it is not.
+func TestMissingFileIsNotRemote(t *testing.T) {
+	fsys := files("kustomization.yaml", "resources:\n- deploymnet.yaml\n")
+	_, err := Build(context.Background(), Input{Files: fsys, Root: "."})
+	if !errors.Is(err, ErrMissingFile) || errors.Is(err, ErrRemoteResource) || strings.Contains(err.Error(), "remote") || !strings.Contains(err.Error(), `"deploymnet.yaml"`) {
+		t.Fatalf("err = %v; want ErrMissingFile naming the file, without remote resources", err)
 	}
 }

@@ -99,7 +99,7 @@ func (c *checker) checkRef(dir, file, field, entry string) error {
 		return err
 	}
 	if !c.tree.exists(rel) {
-		return notInPackage(file, field, entry, "no such file or directory")
+		return missingInPackage(file, field, entry)
 	}
 	if c.tree.dir(rel) && len(c.tree.kustomizationFiles(rel)) > 0 {
 		return c.checkDir(rel)
