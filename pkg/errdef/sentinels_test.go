@@ -108,6 +108,7 @@ var sentinels = map[string]error{
 	"spec.ErrClaim":                 spec.ErrClaim,
 	"spec.ErrInvalid":               spec.ErrInvalid,
 	"stack.ErrDrift":                stack.ErrDrift,
+	"stack.ErrLock":                 stack.ErrLock,
 	"stack.ErrResolve":              stack.ErrResolve,
 	"stack.ErrStack":                stack.ErrStack,
 	"tufroot.ErrInitialRoot":        tufroot.ErrInitialRoot,

@@ -124,8 +124,12 @@ func FuzzDigestList(f *testing.F) {
 }
 
 func TestLoadPinsStackLock(t *testing.T) {
+	root := []stack.Requirement{{By: "stack", Version: "*"}}
 	l := &stack.Lock{APIVersion: stack.APIVersion, Kind: stack.KindLock, Order: []string{"a", "b"},
-		Addons: []stack.LockedAddon{{Name: "a", Repository: "r/a", Version: "1.0.0", Digest: pinA}, {Name: "b", Repository: "r/b", Version: "2.0.0", Digest: pinB}}}
+		Addons: []stack.LockedAddon{
+			{Name: "a", Repository: "registry.example/a", Version: "1.0.0", Tag: "1.0.0", Digest: pinA, RequiredBy: root},
+			{Name: "b", Repository: "registry.example/b", Version: "2.0.0", Tag: "2.0.0", Digest: pinB, RequiredBy: root},
+		}}
 	p := filepath.Join(t.TempDir(), "addons.lock")
 	if err := l.Write(p); err != nil {
 		t.Fatal(err)
@@ -138,5 +142,15 @@ func TestLoadPinsStackLock(t *testing.T) {
 	os.WriteFile(bad, []byte("apiVersion: addonpack.dev/v1alpha1\nkind: StackLock\naddons:\n- name: a\n  digest: sha256:nope\n"), 0o644)
 	if _, err := LoadPins(bad); !errors.Is(err, stack.ErrStack) {
 		t.Errorf("bad lock: %v, want stack.ErrStack", err)
+	}
+	// A lock no resolution could have written pins nothing: an add-on
+	// listed twice, the second time in another repository.
+	l.Addons = append(l.Addons, l.Addons[0])
+	l.Addons[2].Repository = "evil.example/a"
+	if err := l.Write(p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadPins(p); !errors.Is(err, stack.ErrLock) || !strings.Contains(err.Error(), "a: invalid lock: listed twice") {
+		t.Errorf("edited lock: %v, want stack.ErrLock naming a", err)
 	}
 }

@@ -21,49 +21,16 @@ type TagResolver interface {
 	Resolve(ctx context.Context, ref registry.Reference) (ocispec.Descriptor, error)
 }
 
-// Check compares the lock with the stack file it was made from and with the
-// registries: the same roots with the same ranges or digests, and every
-// locked tag still at its locked digest. It returns one line per difference,
-// and an error only when a registry could not answer.
+// Check compares the lock with the stack file it was made from
+// (stackDrift) and with the registries: every locked tag still at its
+// locked digest. It returns one line per difference, and an error only when
+// a registry could not answer or the lock is not consistent in itself.
 func Check(ctx context.Context, res TagResolver, st *Stack, l *Lock) ([]string, error) {
-	var drift []string
-	locked := map[string]LockedAddon{}
-	for _, a := range l.Addons {
-		locked[a.Repository] = a
+	if err := l.validate(LockPath(st.Path)); err != nil {
+		return nil, err
 	}
-	inStack := map[string]bool{}
-	for _, e := range st.Addons {
-		repo := e.repo.Repo()
-		inStack[repo] = true
-		a, ok := locked[repo]
-		if !ok {
-			drift = append(drift, fmt.Sprintf("%s: in the stack file, not in the lock", repo))
-			continue
-		}
-		want := Requirement{By: "stack", Version: e.Version, Digest: e.Digest}
-		var had []string
-		found := false
-		for _, r := range a.RequiredBy {
-			if r.By == "stack" {
-				found = found || r == want
-				had = append(had, describe(r))
-			}
-		}
-		if !found {
-			was := "without it"
-			if len(had) > 0 {
-				was = "for " + strings.Join(had, ", ")
-			}
-			drift = append(drift, fmt.Sprintf("%s: stack requires %s, lock was made %s", a.Name, describe(want), was))
-		}
-	}
+	drift := stackDrift(st, l)
 	for _, a := range l.Addons {
-		for _, r := range a.RequiredBy {
-			if r.By == "stack" && !inStack[a.Repository] {
-				drift = append(drift, fmt.Sprintf("%s: locked as a root, no longer in the stack file", a.Name))
-				break
-			}
-		}
 		if a.Tag == "" {
 			continue
 		}
@@ -82,6 +49,87 @@ func Check(ctx context.Context, res TagResolver, st *Stack, l *Lock) ([]string, 
 		}
 	}
 	return drift, nil
+}
+
+// stackDrift compares a lock, consistent in itself, with the stack file
+// (specs/stack.md section 4.5 item 2): the same roots, under the names the
+// stack file expects, with the same ranges or digests; no root the stack
+// file dropped; and every entry accounted for — a root, or required by an
+// entry that is. One line per difference, each naming the entry.
+func stackDrift(st *Stack, l *Lock) []string {
+	var drift []string
+	locked := map[string]LockedAddon{}
+	for _, a := range l.Addons {
+		locked[a.Repository] = a
+	}
+	inStack := map[string]bool{}
+	var reached []string
+	for _, e := range st.Addons {
+		repo := e.repo.Repo()
+		inStack[repo] = true
+		a, ok := locked[repo]
+		if !ok {
+			drift = append(drift, fmt.Sprintf("%s: in the stack file, not in the lock", repo))
+			continue
+		}
+		reached = append(reached, a.Name)
+		if want := e.expectedName(); a.Name != want {
+			drift = append(drift, fmt.Sprintf("%s: the stack file expects add-on %q from %s, the lock names it %q", a.Name, want, repo, a.Name))
+		}
+		want := Requirement{By: "stack", Version: e.Version, Digest: e.Digest}
+		var had []string
+		found := false
+		for _, r := range a.RequiredBy {
+			if r.By == "stack" {
+				found = found || r == want
+				had = append(had, describe(r))
+			}
+		}
+		if !found {
+			was := "without it"
+			if len(had) > 0 {
+				was = "for " + strings.Join(had, ", ")
+			}
+			drift = append(drift, fmt.Sprintf("%s: stack requires %s, lock was made %s", a.Name, describe(want), was))
+		}
+	}
+	requires := map[string][]string{} // requirer's name → the entries it requires
+	stale := map[string]bool{}
+	for _, a := range l.Addons {
+		for _, r := range a.RequiredBy {
+			if r.By == "stack" && !inStack[a.Repository] {
+				drift = append(drift, fmt.Sprintf("%s: locked as a root, no longer in the stack file", a.Name))
+				stale[a.Name] = true
+			}
+			if name, _, ok := strings.Cut(r.By, "@"); ok {
+				requires[name] = append(requires[name], a.Name)
+			}
+		}
+	}
+	accounted := map[string]bool{}
+	for len(reached) > 0 {
+		name := reached[0]
+		reached = reached[1:]
+		if !accounted[name] {
+			accounted[name] = true
+			reached = append(reached, requires[name]...)
+		}
+	}
+	for _, a := range l.Addons {
+		if !accounted[a.Name] && !stale[a.Name] {
+			drift = append(drift, fmt.Sprintf("%s: locked from %s, but neither the stack file nor an add-on it requires needs it", a.Name, a.Repository))
+		}
+	}
+	return drift
+}
+
+// expectedName is the add-on name the stack file expects of a root: its
+// name, else the repository's last path element (section 4 item 2).
+func (e Entry) expectedName() string {
+	if e.Name != "" {
+		return e.Name
+	}
+	return e.repo.Repository[strings.LastIndex(e.repo.Repository, "/")+1:]
 }
 
 func describe(r Requirement) string {

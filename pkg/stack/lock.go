@@ -177,7 +177,9 @@ func marshalYAML(v any) ([]byte, error) {
 // LockPath is the lock file beside the stack file at stackPath.
 func LockPath(stackPath string) string { return filepath.Join(filepath.Dir(stackPath), LockName) }
 
-// ReadLock reads a lock file.
+// ReadLock reads a lock file and refuses one that is not consistent in
+// itself (specs/stack.md section 4.5 item 1); the stack file's part is
+// Steps' and Check's.
 func ReadLock(path string) (*Lock, error) {
 	b, err := readBounded(path)
 	if err != nil {
@@ -186,7 +188,8 @@ func ReadLock(path string) (*Lock, error) {
 	return parseLock(b, path)
 }
 
-// parseLock decodes and checks a lock file's bytes; path names it in errors.
+// parseLock decodes and checks a lock file's bytes (validate); path names it
+// in errors.
 func parseLock(b []byte, path string) (*Lock, error) {
 	var l Lock
 	dec := yamlv3.NewDecoder(bytes.NewReader(b))
@@ -206,6 +209,9 @@ func parseLock(b []byte, path string) (*Lock, error) {
 		if err := a.Digest.Validate(); err != nil {
 			return nil, fmt.Errorf("%s: addons[%d].digest: %w: %w", path, i, ErrStack, err)
 		}
+	}
+	if err := l.validate(path); err != nil {
+		return nil, err
 	}
 	return &l, nil
 }

@@ -3,6 +3,7 @@ package stack
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -10,15 +11,22 @@ import (
 // TestParseLockBound: a lock of more entries than a stack resolves to
 // (MaxNodes) is refused naming the file, whatever wrote it.
 func TestParseLockBound(t *testing.T) {
+	// A lock of independent roots a0…aN, valid up to its size; its order
+	// is by name, as resolution writes it.
 	lock := func(addons, order int) []byte {
 		var b strings.Builder
 		b.WriteString("apiVersion: " + APIVersion + "\nkind: " + KindLock + "\naddons:\n")
 		for i := range addons {
-			fmt.Fprintf(&b, "  - name: a%d\n    repository: registry.example/addons/a%d\n    digest: sha256:%064x\n", i, i, i)
+			fmt.Fprintf(&b, "  - name: a%d\n    repository: registry.example/addons/a%d\n    version: 1.0.0\n    tag: 1.0.0\n    digest: sha256:%064x\n    level: 0\n    requiredBy:\n      - by: stack\n        version: '*'\n", i, i, i)
 		}
-		b.WriteString("order:\n")
+		names := make([]string, order)
 		for i := range order {
-			fmt.Fprintf(&b, "  - a%d\n", i)
+			names[i] = fmt.Sprintf("a%d", i)
+		}
+		slices.Sort(names)
+		b.WriteString("order:\n")
+		for _, n := range names {
+			fmt.Fprintf(&b, "  - %s\n", n)
 		}
 		return []byte(b.String())
 	}

@@ -24,26 +24,33 @@ type Step struct {
 	Values string
 	// DependsOn names the add-ons of the stack this one requires.
 	DependsOn []string
+	// RequiredBy is the lock's record of who requires the add-on: the
+	// consumer binds it to the signed dependencies (binding).
+	RequiredBy []Requirement
 }
 
 // Steps lists the lock's add-ons in install order with the values the stack
-// gives them. The lock must hold every root of the stack file: a lock made
-// for another stack is refused (run lock --check to see how they differ).
+// gives them. A lock that its stack file and a resolution could not have
+// written is refused (specs/stack.md section 4.5): one not consistent in
+// itself (ErrLock), or one made for another stack file or holding an entry
+// the stack file does not account for (ErrDrift; lock --check names every
+// difference).
 func Steps(st *Stack, l *Lock) ([]Step, error) {
-	byRepo := map[string]LockedAddon{}
+	path := LockPath(st.Path)
+	if err := l.validate(path); err != nil {
+		return nil, err
+	}
+	if drift := stackDrift(st, l); len(drift) > 0 {
+		return nil, fmt.Errorf("%s: %w: the lock does not match its stack file (run addonpack lock):\n  %s", path, ErrDrift, strings.Join(drift, "\n  "))
+	}
 	byName := map[string]LockedAddon{}
 	for _, a := range l.Addons {
-		byRepo[a.Repository] = a
 		byName[a.Name] = a
 	}
 	values := map[string]string{}
 	for _, e := range st.Addons {
-		a, ok := byRepo[e.repo.Repo()]
-		if !ok {
-			return nil, fmt.Errorf("%s: %s is not in the lock: %w (run addonpack lock)", LockPath(st.Path), e.repo.Repo(), ErrDrift)
-		}
 		if e.Values != "" {
-			values[a.Name] = filepath.Join(st.Dir(), e.Values)
+			values[e.expectedName()] = filepath.Join(st.Dir(), e.Values)
 		}
 	}
 	dependsOn := map[string][]string{} // requirer → the add-ons it requires
@@ -57,15 +64,13 @@ func Steps(st *Stack, l *Lock) ([]Step, error) {
 	}
 	var steps []Step
 	for _, name := range l.Order {
-		a, ok := byName[name]
-		if !ok {
-			return nil, fmt.Errorf("%s: order names %q, which is not among its add-ons: %w", LockPath(st.Path), name, ErrStack)
-		}
+		a := byName[name] // validate: order is a permutation of the entries
 		ref, err := registry.ParseReference(a.Repository + "@" + a.Digest.String())
 		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %w: %w", LockPath(st.Path), name, ErrStack, err)
+			return nil, fmt.Errorf("%s: %s: %w: %w", path, name, ErrStack, err)
 		}
-		steps = append(steps, Step{Name: name, Version: a.Version, Ref: ref, Level: a.Level, Values: values[name], DependsOn: slices.Sorted(slices.Values(dependsOn[name]))})
+		steps = append(steps, Step{Name: name, Version: a.Version, Ref: ref, Level: a.Level, Values: values[name],
+			DependsOn: slices.Sorted(slices.Values(dependsOn[name])), RequiredBy: a.RequiredBy})
 	}
 	return steps, nil
 }
