@@ -143,14 +143,17 @@ func (c *Consumer) Open(ctx context.Context, ref registry.Reference, name string
 }
 
 // Pull verifies ref, bound to name, and unpacks it into dir, which must be
-// missing or empty. It is stack's Puller.
-func (c *Consumer) Pull(ctx context.Context, ref registry.Reference, name, dir string) error {
+// missing or empty, returning what it verified. It is stack's Puller.
+func (c *Consumer) Pull(ctx context.Context, ref registry.Reference, name, dir string) (*artifact.Loaded, error) {
 	a, err := OpenReference(ref, c.named(name))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	_, err = a.Pull(ctx, dir, PullOptions{Limits: c.limits()})
-	return err
+	res, err := a.Pull(ctx, dir, PullOptions{Limits: c.limits()})
+	if err != nil {
+		return nil, err
+	}
+	return res.Loaded, nil
 }
 
 // limits returns the consumer's unpack limits, nil for the defaults.

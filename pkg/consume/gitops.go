@@ -18,37 +18,39 @@ import (
 // valuesName), or for an add-on with profiles, whose package as published
 // builds with none of them, the objects carry the resolved config as the
 // patch deliver.Package.GitOpsEdits makes, and the package is fetched for
-// that; otherwise only the manifest and config blob are read. It is
-// stack's Deliverer; render --for is one call of it.
-func (c *Consumer) GitOps(ctx context.Context, ref registry.Reference, name string, values []byte, valuesName, tool string, tmpl deliver.GitOps) ([]byte, error) {
+// that; otherwise only the manifest and config blob are read. It returns
+// the verified artifact too. It is stack's Deliverer; render --for is one
+// call of it.
+func (c *Consumer) GitOps(ctx context.Context, ref registry.Reference, name string, values []byte, valuesName, tool string, tmpl deliver.GitOps) ([]byte, *artifact.Loaded, error) {
 	if err := deliver.CheckTool(tool); err != nil {
-		return nil, err // before anything is fetched
+		return nil, nil, err // before anything is fetched
 	}
 	g := tmpl
 	var loaded *artifact.Loaded
 	if values == nil {
 		var err error
 		if loaded, err = c.Load(ctx, ref, name); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if values != nil || deliver.HasProfiles(loaded.Addon) {
 		p, err := c.Open(ctx, ref, name)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		defer p.Close()
 		if g.Edits, err = p.GitOpsEdits(ctx, values, valuesName); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		loaded = p.Loaded
 	}
 	if err := c.checkFluxKey(ctx, ref, loaded, tool, g); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	g.Ref, g.Addon = ref.WithDigest(loaded.Descriptor.Digest), loaded.Addon
 	g.PlainHTTP = tmpl.PlainHTTP || registry.IsLoopback(ref.Registry)
-	return deliver.For(tool, g)
+	out, err := deliver.For(tool, g)
+	return out, loaded, err
 }
 
 // checkFluxKey verifies the artifact under FluxKey, the key Flux is handed,

@@ -19,11 +19,13 @@ type Opener interface {
 
 // Render renders every add-on of steps in order, each with its own values,
 // into one YAML stream: dependencies before dependents, each add-on's
-// objects under a comment naming it.
+// objects under a comment naming it. Each add-on is bound to its lock
+// entry as it is opened (binding); nothing is returned unless all are.
 func Render(ctx context.Context, o Opener, steps []Step) ([]byte, error) {
 	var out bytes.Buffer
+	bind := newBinding(steps)
 	for _, s := range steps {
-		b, err := renderStep(ctx, o, s)
+		b, err := renderStep(ctx, o, s, bind)
 		if err != nil {
 			return nil, err
 		}
@@ -33,15 +35,21 @@ func Render(ctx context.Context, o Opener, steps []Step) ([]byte, error) {
 		fmt.Fprintf(&out, "# %s %s (%s)\n", s.Name, s.Version, s.Ref)
 		out.Write(b)
 	}
+	if err := bind.done(); err != nil {
+		return nil, err
+	}
 	return out.Bytes(), nil
 }
 
-func renderStep(ctx context.Context, o Opener, s Step) ([]byte, error) {
+func renderStep(ctx context.Context, o Opener, s Step, bind *binding) ([]byte, error) {
 	p, err := o.Open(ctx, s.Ref, s.Name)
 	if err != nil {
 		return nil, err
 	}
 	defer p.Close()
+	if err := bind.bind(s, p.Addon); err != nil {
+		return nil, err
+	}
 	values, err := readValues(s.Values)
 	if err != nil {
 		return nil, err

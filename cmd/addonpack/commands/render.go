@@ -164,7 +164,7 @@ func (g *globals) renderFor(cmd *cobra.Command, arg, tool, values, keyFile strin
 	}
 	c.KubeVersion = kube
 	gitops.PlainHTTP = g.plainHTTP
-	out, err := c.GitOps(ctx, ref, "", data, name, tool, gitops)
+	out, _, err := c.GitOps(ctx, ref, "", data, name, tool, gitops)
 	if err != nil {
 		return usage(err)
 	}
