@@ -41,6 +41,7 @@ FUZZ_TARGETS := \
 	./pkg/provenance:FuzzSourceURI \
 	./pkg/semver:FuzzSelect \
 	./pkg/stack:FuzzParse \
+	./pkg/stack:FuzzParseLock \
 	./pkg/sbom:FuzzRead
 
 .PHONY: all build test test-unit fuzz fuzz-short demo lint conformance clean tools apt-tools peers prebuild bench
