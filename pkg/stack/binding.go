@@ -1,6 +1,7 @@
 package stack
 
 import (
+	"context"
 	"fmt"
 	"path"
 	"strings"
@@ -27,6 +28,25 @@ type binding struct {
 	// whose config blob was read.
 	signed map[string]bool
 	bound  map[string]bool
+}
+
+// Bind loads every step's verified config blob through l (the consumer
+// path: verified under its repository's scope, bound to the name the lock
+// gives; no content layer is read) and binds it to its lock entry. It is
+// what the consumers of steps check as they go, for a reader that fetches
+// nothing else: lock --check given trust.
+func Bind(ctx context.Context, l Loader, steps []Step) error {
+	b := newBinding(steps)
+	for _, s := range steps {
+		loaded, err := l.Load(ctx, s.Ref, s.Name)
+		if err != nil {
+			return err
+		}
+		if err := b.bind(s, loaded.Addon); err != nil {
+			return err
+		}
+	}
+	return b.done()
 }
 
 func newBinding(steps []Step) *binding {

@@ -111,36 +111,48 @@ func TestBindingRefusals(t *testing.T) {
 		name string
 		edit func(l *Lock)
 		msg  string
+		// check is what CheckLock (lock --check) given trust says: a
+		// swapped digest is first a locked tag that points elsewhere.
+		check string
 	}{
 		{"a dependency's digest swapped to an older signed release, version and tag kept", func(l *Lock) {
 			entry(l, "cert-manager").Digest = digestOf("cert-manager", "1.13.0")
-		}, "cert-manager: invalid lock: locked as cert-manager 1.14.0, but the signed add-on at registry.example/addons/cert-manager@" + digestOf("cert-manager", "1.13.0").String() + " is cert-manager 1.13.0"},
+		}, "cert-manager: invalid lock: locked as cert-manager 1.14.0, but the signed add-on at registry.example/addons/cert-manager@" + digestOf("cert-manager", "1.13.0").String() + " is cert-manager 1.13.0",
+			"cert-manager: tag 1.14.0 now " + digestOf("cert-manager", "1.14.0").String() + ", locked " + digestOf("cert-manager", "1.13.0").String()},
 		{"a dependency's digest swapped to a build of equal precedence", func(l *Lock) {
 			entry(l, "cert-manager").Digest = digestOf("cert-manager", "1.14.0_aws")
-		}, "cert-manager: invalid lock: locked as cert-manager 1.14.0, but the signed add-on at registry.example/addons/cert-manager@sha256:"},
+		}, "cert-manager: invalid lock: locked as cert-manager 1.14.0, but the signed add-on at registry.example/addons/cert-manager@sha256:",
+			"cert-manager: tag 1.14.0 now " + digestOf("cert-manager", "1.14.0").String()},
 		{"a root's digest swapped to another add-on signed by the same key", func(l *Lock) {
 			entry(l, "webhook").Digest = digestOf("cert-operator", "0.2.0")
-		}, "webhook: invalid lock: locked as webhook 0.3.0, but the signed add-on at registry.example/addons/webhook@" + digestOf("cert-operator", "0.2.0").String() + " is cert-operator 0.2.0"},
+		}, "webhook: invalid lock: locked as webhook 0.3.0, but the signed add-on at registry.example/addons/webhook@" + digestOf("cert-operator", "0.2.0").String() + " is cert-operator 0.2.0",
+			"webhook: tag 0.3.0 now " + digestOf("webhook", "0.3.0").String() + ", locked " + digestOf("cert-operator", "0.2.0").String()},
 		{"a middle add-on's digest swapped to its older release", func(l *Lock) {
 			entry(l, "cert-operator").Digest = digestOf("cert-operator", "0.1.0")
-		}, "cert-operator: invalid lock: locked as cert-operator 0.2.0, but the signed add-on"},
+		}, "cert-operator: invalid lock: locked as cert-operator 0.2.0, but the signed add-on",
+			"cert-operator: tag 0.2.0 now "},
 		{"an extra entry smuggled in as another add-on's dependency", func(l *Lock) {
 			l.Addons = append(l.Addons, LockedAddon{Name: "evil", Repository: "registry.example/addons/evil", Version: "1.0.0", Tag: "1.0.0",
 				Digest: digestOf("evil", "1.0.0"), RequiredBy: []Requirement{{By: "cert-operator@0.2.0", Version: "*"}}})
-		}, `evil: invalid lock: the lock says cert-operator@0.2.0 requires it ("*"), but cert-operator's signed config does not`},
+		}, `evil: invalid lock: the lock says cert-operator@0.2.0 requires it ("*"), but cert-operator's signed config does not`,
+			ErrLock.Error()},
 		{"an extra entry smuggled in as the root's dependency", func(l *Lock) {
 			l.Addons = append(l.Addons, LockedAddon{Name: "evil", Repository: "registry.example/addons/evil", Version: "1.0.0", Tag: "1.0.0",
 				Digest: digestOf("evil", "1.0.0"), RequiredBy: []Requirement{{By: "webhook@0.3.0", Version: ">=1.0.0"}}})
-		}, `evil: invalid lock: the lock says webhook@0.3.0 requires it (">=1.0.0"), but webhook's signed config does not`},
+		}, `evil: invalid lock: the lock says webhook@0.3.0 requires it (">=1.0.0"), but webhook's signed config does not`,
+			ErrLock.Error()},
 		{"a dependency moved to another repository", func(l *Lock) {
 			entry(l, "cert-manager").Repository = "evil.example/addons/cert-manager"
-		}, "invalid lock: its signed config requires cert-manager from registry.example/addons/cert-manager, but the lock has it from evil.example/addons/cert-manager"},
+		}, "invalid lock: its signed config requires cert-manager from registry.example/addons/cert-manager, but the lock has it from evil.example/addons/cert-manager",
+			"cert-manager: tag 1.14.0 is gone"},
 		{"a dependency dropped from the lock", func(l *Lock) {
 			l.Addons = l.Addons[1:] // cert-manager
-		}, `cert-operator: invalid lock: its signed config requires cert-manager (registry.example/addons/cert-manager, ">=1.14.0, <2.0.0"), which the lock does not hold`},
+		}, `cert-operator: invalid lock: its signed config requires cert-manager (registry.example/addons/cert-manager, ">=1.14.0, <2.0.0"), which the lock does not hold`,
+			ErrLock.Error()},
 		{"a dependency's recorded range widened", func(l *Lock) {
 			entry(l, "cert-manager").RequiredBy[0].Version = "*"
-		}, `cert-operator: invalid lock: its signed config requires cert-manager ">=1.14.0, <2.0.0", which the lock does not record on cert-manager`},
+		}, `cert-operator: invalid lock: its signed config requires cert-manager ">=1.14.0, <2.0.0", which the lock does not record on cert-manager`,
+			ErrLock.Error()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -166,8 +178,21 @@ func TestBindingRefusals(t *testing.T) {
 			if entries, _ := os.ReadDir(filepath.Dir(targets[0])); len(entries) != 0 {
 				t.Errorf("left behind: %v", entries)
 			}
+			// lock --check given trust: drift where a tag shows the swap,
+			// else the binding's refusal.
+			if err := l.Write(LockPath(st.Path)); err != nil {
+				t.Fatal(err)
+			}
+			_, err = CheckLock(t.Context(), signed, st, c)
+			if err == nil || !strings.Contains(err.Error(), tt.check) || !strings.Contains(err.Error(), LockPath(st.Path)) ||
+				errors.Is(err, ErrDrift) == (tt.check == ErrLock.Error()) {
+				t.Errorf("CheckLock: %v\nwant %q", err, tt.check)
+			}
+			if tt.check == ErrLock.Error() && !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("CheckLock: %v\nwant %q", err, tt.msg)
+			}
 			// Bounded: no consumer opens an add-on more than once.
-			if c.opened > 4*len(steps) {
+			if c.opened > 5*len(steps) {
 				t.Errorf("%d opens for %d steps", c.opened, len(steps))
 			}
 		})

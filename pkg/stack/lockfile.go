@@ -48,8 +48,10 @@ func UpdateLock(ctx context.Context, reg Registry, st *Stack, names []string, op
 
 // CheckLock reads st's lock and compares it with st and the registries
 // (Check). Drift fails with an error wrapping ErrDrift that names every
-// difference, one per line.
-func CheckLock(ctx context.Context, res TagResolver, st *Stack) (*Lock, error) {
+// difference, one per line. With a Loader (lock --check given trust), every
+// locked add-on is then also verified on the consumer path and bound to its
+// entry (Bind); without one nothing is verified.
+func CheckLock(ctx context.Context, res TagResolver, st *Stack, bind Loader) (*Lock, error) {
 	path := LockPath(st.Path)
 	l, err := ReadLock(path)
 	if err != nil {
@@ -61,6 +63,16 @@ func CheckLock(ctx context.Context, res TagResolver, st *Stack) (*Lock, error) {
 	}
 	if len(drift) > 0 {
 		return l, fmt.Errorf("%s: %w:\n  %s", path, ErrDrift, strings.Join(drift, "\n  "))
+	}
+	if bind == nil {
+		return l, nil
+	}
+	steps, err := Steps(st, l)
+	if err != nil {
+		return nil, err
+	}
+	if err := Bind(ctx, bind, steps); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return l, nil
 }

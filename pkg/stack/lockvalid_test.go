@@ -185,7 +185,7 @@ func TestLockInvalid(t *testing.T) {
 			_, readErr := ReadLock(path)
 			_, stepsErr := Steps(st, edited)
 			_, checkErr := Check(t.Context(), f, st, edited)
-			_, checkLockErr := CheckLock(t.Context(), f, st)
+			_, checkLockErr := CheckLock(t.Context(), f, st, nil)
 			for what, err := range map[string]error{"ReadLock": readErr, "Steps": stepsErr, "Check": checkErr, "CheckLock": checkLockErr} {
 				if !errors.Is(err, ErrLock) || errors.Is(err, ErrDrift) || !errors.Is(err, errdef.ErrInvalid) {
 					t.Errorf("%s: %v, want ErrLock (exit 3)", what, err)

@@ -56,7 +56,15 @@ func newLock(g *globals) *cobra.Command {
 			}
 			var l *stack.Lock
 			if check {
-				l, err = stack.CheckLock(cmd.Context(), c, st)
+				// Given trust, --check also verifies each locked add-on and
+				// binds it to its entry; without, it needs no key.
+				var bind stack.Loader
+				if vf.trustGiven() {
+					if bind, err = g.consumer(cmd.Context(), &vf); err != nil {
+						return err
+					}
+				}
+				l, err = stack.CheckLock(cmd.Context(), c, st, bind)
 			} else {
 				vf.defaultPolicy(st.Dir(), st.Policy)
 				var loader *consume.Consumer
@@ -114,6 +122,10 @@ parent's signature never vouches for a dependency. The same registry state gives
 byte-identical lock.
 
 --check exits 0 when the lock matches FILE and every locked tag still points at its locked
-digest, and 10 otherwise, naming each difference. --update resolves again: every add-on, or
+digest, and 10 otherwise, naming each difference; a lock no resolution could have written
+(an add-on twice, an order that is not the install order, a tag that is not the version) is
+refused with exit 3. Given --key, --policy or keyless flags, --check also verifies every
+locked add-on and binds its signed name, version and dependencies to the lock (exit 3 when
+they differ: specs/stack.md section 4.5). --update resolves again: every add-on, or
 only those named, the others kept at their locked versions. Without --key or --policy, the
 stack file's policy is used.`

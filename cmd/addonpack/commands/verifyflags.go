@@ -44,6 +44,12 @@ func (v *verifyFlags) add(cmd *cobra.Command, consumer bool) {
 	}
 }
 
+// trustGiven reports whether the command line names trust (keys, a
+// policy, keyless identities or --insecure-skip-verify).
+func (v *verifyFlags) trustGiven() bool {
+	return len(v.keyRefs) > 0 || v.keyless.IsSet() || v.policyPath != "" || v.skip
+}
+
 // policy builds the policy the flags describe, once; nil with
 // --insecure-skip-verify.
 func (v *verifyFlags) policy(ctx context.Context, g *globals) (*verify.Policy, error) {
