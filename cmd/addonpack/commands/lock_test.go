@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -44,6 +45,14 @@ func (w *stackWorld) keygen(name string) string {
 // host/addons/NAME) and pushes it to host/addons/name:version signed by key.
 func (w *stackWorld) publish(name, version, key string, deps ...string) string {
 	w.t.Helper()
+	src, _ := w.publishTo(w.host+"/addons/"+name+":"+strings.ReplaceAll(version, "+", "_"), name, version, key, nil, deps...)
+	return src
+}
+
+// publishTo is publish to any reference, with further push arguments; it
+// also returns the pushed digest.
+func (w *stackWorld) publishTo(ref, name, version, key string, pushArgs []string, deps ...string) (string, string) {
+	w.t.Helper()
 	w.n++
 	src := filepath.Join(w.dir, "src", fmt.Sprintf("%s-%d", name, w.n))
 	if r := run(w.t, nil, "init", src, "--name", name); r.code != 0 {
@@ -65,11 +74,15 @@ func (w *stackWorld) publish(name, version, key string, deps ...string) string {
 	if err := os.WriteFile(filepath.Join(src, "addon.yaml"), []byte(s), 0o644); err != nil {
 		w.t.Fatal(err)
 	}
-	ref := w.host + "/addons/" + name + ":" + strings.ReplaceAll(version, "+", "_")
-	if r := run(w.t, signEnv, "push", src, ref, "--key", key+".key"); r.code != 0 {
+	r := run(w.t, signEnv, append([]string{"push", src, ref, "--key", key + ".key"}, pushArgs...)...)
+	if r.code != 0 {
 		w.t.Fatalf("push %s: %+v", ref, r)
 	}
-	return src
+	m := regexp.MustCompile(`@(sha256:[0-9a-f]{64})`).FindStringSubmatch(r.out)
+	if m == nil {
+		w.t.Fatalf("push %s printed no digest: %+v", ref, r)
+	}
+	return src, m[1]
 }
 
 // policy writes a policy that trusts each repository's own key only.
