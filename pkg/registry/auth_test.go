@@ -121,6 +121,16 @@ func TestWrongCredentialsUnauthorized(t *testing.T) {
 			if err != nil && !strings.Contains(err.Error(), ref.String()) {
 				t.Errorf("error %q does not name %s", err, ref)
 			}
+			// Where the refused credentials came from, and how to give others.
+			want := "docker login " + host
+			if name == "static" {
+				want = "with the credentials the program gave"
+			} else if cfg := c.opts.DockerConfig; err != nil && !strings.Contains(err.Error(), "credentials read from "+cfg) {
+				t.Errorf("error %q does not name the docker config %s", err, cfg)
+			}
+			if err != nil && !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q lacks %q", err, want)
+			}
 			if err := c.FetchBlob(t.Context(), ref, a.layers[0], &strings.Builder{}); !errors.Is(err, ErrUnauthorized) {
 				t.Errorf("FetchBlob: %v, want ErrUnauthorized", err)
 			}

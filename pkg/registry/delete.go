@@ -44,7 +44,7 @@ func (c *Client) Delete(ctx context.Context, ref Reference) error {
 	}
 	resp, err := repo.Client.Do(req)
 	if err != nil {
-		return wrapErr("delete", name, err)
+		return c.wrapErr("delete", name, err)
 	}
 	defer resp.Body.Close()
 	switch resp.StatusCode {
@@ -64,5 +64,5 @@ func (c *Client) Delete(ctx context.Context, ref Reference) error {
 			}
 		}
 	}
-	return wrapErr("delete", name, rerr)
+	return c.wrapErr("delete", name, rerr)
 }

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"syscall"
 
 	"oras.land/oras-go/v2/content"
@@ -40,15 +41,27 @@ var (
 	ErrTooLarge = errdef.New(errdef.ErrInvalid, "content too large")
 )
 
-// wrapErr annotates err with an operation and its subject (a reference or a
-// digest) and adds the matching sentinel when err does not carry one yet.
-// The original error stays in the chain.
-func wrapErr(op, subject string, err error) error {
+// wrapErr annotates err with an operation and its subject (a reference,
+// REPOSITORY@DIGEST or a host) and adds the matching sentinel when err does
+// not carry one yet. The original error stays in the chain. Refused
+// credentials name where they were read from and how to give others.
+func (c *Client) wrapErr(op, subject string, err error) error {
 	if err == nil {
 		return nil
 	}
 	if s := sentinelFor(err); s != nil {
+		if s == ErrUnauthorized {
+			host, _, _ := strings.Cut(subject, "/")
+			return fmt.Errorf("%s %s: %w (%s): %w", op, subject, s, c.opts.credentialHint(host), err)
+		}
 		if s == ErrUnreachable && errors.Is(err, syscall.ECONNREFUSED) {
+			// The dial error alone: the HTTP client's text quotes the URL it
+			// tried, https:// for a loopback registry probed for TLS first,
+			// although it is spoken to over plain HTTP.
+			var dial *net.OpError
+			if errors.As(err, &dial) {
+				err = dial
+			}
 			return fmt.Errorf("%s %s: %w: nothing is listening there (connection refused; is the registry running, on that port?): %w", op, subject, s, err)
 		}
 		return fmt.Errorf("%s %s: %w: %w", op, subject, s, err)

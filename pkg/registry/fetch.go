@@ -57,7 +57,7 @@ func (c *Client) Resolve(ctx context.Context, ref Reference) (ocispec.Descriptor
 		desc, _, err = c.getManifest(ctx, repo, target, alg)
 	}
 	if err != nil {
-		return ocispec.Descriptor{}, wrapErr("resolve", name, err)
+		return ocispec.Descriptor{}, c.wrapErr("resolve", name, err)
 	}
 	if ref.Digest != "" && desc.Digest != ref.Digest {
 		return ocispec.Descriptor{}, fmt.Errorf("resolve %s: %w: registry returned %s", name, errdef.ErrDigestMismatch, desc.Digest)
@@ -147,7 +147,7 @@ func (c *Client) FetchManifest(ctx context.Context, ref Reference, desc ocispec.
 	}
 	var buf bytes.Buffer
 	if err := c.fetch(ctx, ref, "manifests", desc, &buf); err != nil {
-		return nil, wrapErr("fetch manifest", name, err)
+		return nil, c.wrapErr("fetch manifest", name, err)
 	}
 	return buf.Bytes(), nil
 }
@@ -164,7 +164,7 @@ func (c *Client) FetchBlob(ctx context.Context, ref Reference, desc ocispec.Desc
 	if m != nil {
 		w = meteredWriter{w: w, m: m}
 	}
-	err := wrapErr("fetch blob", ref.Repo()+"@"+desc.Digest.String(), c.fetch(ctx, ref, "blobs", desc, w))
+	err := c.wrapErr("fetch blob", ref.Repo()+"@"+desc.Digest.String(), c.fetch(ctx, ref, "blobs", desc, w))
 	if m != nil {
 		m.Done(err)
 	}
@@ -183,7 +183,7 @@ func (c *Client) FetchBlobBytes(ctx context.Context, ref Reference, desc ocispec
 		buf.Grow(int(desc.Size))
 	}
 	if err := c.fetch(ctx, ref, "blobs", desc, &buf); err != nil {
-		return nil, wrapErr("fetch blob", name, err)
+		return nil, c.wrapErr("fetch blob", name, err)
 	}
 	return buf.Bytes(), nil
 }

@@ -95,7 +95,7 @@ func (c *Client) plainHTTP(ctx context.Context, host string) (bool, error) {
 	}
 	plain, err := c.probe(ctx, host)
 	if err != nil {
-		return false, wrapErr("probe", host, err)
+		return false, c.wrapErr("probe", host, err)
 	}
 	e.known, e.plain = true, plain
 	return plain, nil

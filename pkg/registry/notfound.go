@@ -74,7 +74,7 @@ func (c *Client) tagList(ctx context.Context, repo *remote.Repository) ([]string
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, wrapErr("list tags of", repo.Reference.String(), parseErrorResponse(resp))
+		return nil, c.wrapErr("list tags of", repo.Reference.String(), parseErrorResponse(resp))
 	}
 	var body struct {
 		Tags []string `json:"tags"`

@@ -3,6 +3,7 @@ package registry
 import (
 	"errors"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -62,13 +63,16 @@ func TestCloseTags(t *testing.T) {
 	}
 }
 
-// TestNothingListening: a connection refused says nothing is listening.
+// TestNothingListening: a connection refused says nothing is listening,
+// and does not quote an https:// URL a loopback registry is never spoken
+// to over (the TLS probe's).
 func TestNothingListening(t *testing.T) {
 	host := closedHost(t)
 	for _, h := range []string{host, strings.Replace(host, "127.0.0.1", "localhost", 1)} {
 		_, err := newTestClient(t, Options{}).Resolve(t.Context(), mustParse(t, h+"/addons/hello:0.1.0"))
-		if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "nothing is listening") || !strings.Contains(err.Error(), h) {
-			t.Fatalf("%v, want ErrUnreachable saying nothing listens at %s", err, h)
+		if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "nothing is listening") || !strings.Contains(err.Error(), h) ||
+			strings.Contains(err.Error(), "https://") || !errors.Is(err, syscall.ECONNREFUSED) {
+			t.Fatalf("%v, want ErrUnreachable saying nothing listens at %s, without an https:// URL", err, h)
 		}
 	}
 }

@@ -129,6 +129,19 @@ func (o Options) baseTransport() (http.RoundTripper, error) {
 	return t, nil
 }
 
+// credentialHint says where credentials for host were read from and how to
+// give others, for a registry that refused them.
+func (o Options) credentialHint(host string) string {
+	if o.Credential != nil {
+		return "with the credentials the program gave"
+	}
+	file := o.DockerConfig
+	if file == "" {
+		file = "the docker config ($DOCKER_CONFIG/config.json, else ~/.docker/config.json)"
+	}
+	return fmt.Sprintf("credentials read from %s: run 'docker login %s', or pass --registry-config FILE", file, host)
+}
+
 // credentialFunc returns the credential source: Options.Credential, or a
 // docker config store (file auths, credsStore and credHelpers).
 func (o Options) credentialFunc() (auth.CredentialFunc, error) {

@@ -117,7 +117,7 @@ func (c *Client) push(ctx context.Context, src content.ReadOnlyStorage, root oci
 		dst = unasked{repo, src}
 	}
 	if err := oras.CopyGraph(ctx, src, dst, root, opts); err != nil && !supersededIndexKept(err) {
-		return Reference{}, wrapErr("push", name, err)
+		return Reference{}, c.wrapErr("push", name, err)
 	}
 	return ref.WithDigest(root.Digest), nil
 }

@@ -55,7 +55,7 @@ func (c *Client) Referrers(ctx context.Context, ref Reference, subject ocispec.D
 	case errors.Is(err, ErrNotFound) || sentinelFor(err) == ErrNotFound:
 		return nil, false, nil
 	case err != nil:
-		return nil, false, wrapErr("referrers", name, err)
+		return nil, false, c.wrapErr("referrers", name, err)
 	}
 	return list, truncated, nil
 }

@@ -37,7 +37,7 @@ func (c *Client) ResolveManifest(ctx context.Context, ref Reference) (ocispec.De
 	}
 	desc, body, err := c.getManifest(ctx, repo, target, alg)
 	if err != nil {
-		return ocispec.Descriptor{}, nil, wrapErr("resolve", name, err)
+		return ocispec.Descriptor{}, nil, c.wrapErr("resolve", name, err)
 	}
 	if ref.Digest != "" && desc.Digest != ref.Digest {
 		return ocispec.Descriptor{}, nil, fmt.Errorf("resolve %s: %w: registry returned %s", name, errdef.ErrDigestMismatch, desc.Digest)

@@ -71,7 +71,7 @@ func (c *Client) Tags(ctx context.Context, ref Reference, lim TagLimits) ([]stri
 		// oversized page ends in the middle of its JSON.
 		return nil, fmt.Errorf("tags of %s: a page of the tag list is cut short or larger than %d bytes: %w: %w", name, c.opts.MaxManifestSize, ErrTooLarge, err)
 	case err != nil:
-		return nil, wrapErr("tags of", name, err)
+		return nil, c.wrapErr("tags of", name, err)
 	}
 	return tags, nil
 }

@@ -82,8 +82,11 @@ func (g *globals) client() (*registry.Client, error) {
 		return nil, usageError{fmt.Errorf("--read-timeout %s: want a positive duration (0 for the default, %s)", g.readTimeout, registry.DefaultReadTimeout)}
 	}
 	if opts.DockerConfig == "" {
+		// The file docker itself reads, named so that a refusal can say which.
 		if d := g.getenv("DOCKER_CONFIG"); d != "" {
 			opts.DockerConfig = filepath.Join(d, "config.json")
+		} else if h := g.getenv("HOME"); h != "" {
+			opts.DockerConfig = filepath.Join(h, ".docker", "config.json")
 		}
 	}
 	pool, err := g.rootCAs()
