@@ -128,6 +128,7 @@ var sentinels = map[string]error{
 	"verify.ErrTrustMaterial":       verify.ErrTrustMaterial,
 	"verify.ErrPredicateType":       verify.ErrPredicateType,
 	"verify.ErrProvenance":          verify.ErrProvenance,
+	"verify.ErrAttestation":         verify.ErrAttestation,
 	"verify.ErrThreshold":           verify.ErrThreshold,
 	"verify.ErrTooMany":             verify.ErrTooMany,
 	"verify.ErrUnsigned":            verify.ErrUnsigned,

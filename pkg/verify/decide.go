@@ -89,7 +89,7 @@ func provenanceReasons(r ProvenanceRules, cands []candidate, attErrs []error) []
 			}
 		}
 		if !ok {
-			reasons = append(reasons, fmt.Errorf("%w: no valid attestation of type %s", ErrProvenance, describePredicate(pt)))
+			reasons = append(reasons, fmt.Errorf("%w: no valid attestation of type %s", ErrAttestation, describePredicate(pt)))
 			if !r.needsProvenance() {
 				reasons = append(reasons, attErrs...)
 			}

@@ -27,8 +27,11 @@ var (
 	ErrBlobTooLarge  = errdef.New(errdef.ErrVerification, "signature or attestation blob too large")
 	ErrMalformed     = errdef.New(errdef.ErrVerification, "malformed signature or attestation")
 	ErrProvenance    = errdef.New(errdef.ErrVerification, "provenance requirement not met")
-	ErrNoPolicy      = errdef.New(errdef.ErrVerification, "no policy applies")
-	ErrPolicy        = errdef.New(errdef.ErrInvalid, "invalid policy")
+	// ErrAttestation: an attestation a policy requires (predicateTypes,
+	// --require-attestation: an SBOM, a test report) is not there.
+	ErrAttestation = errdef.New(errdef.ErrVerification, "required attestation missing")
+	ErrNoPolicy    = errdef.New(errdef.ErrVerification, "no policy applies")
+	ErrPolicy      = errdef.New(errdef.ErrInvalid, "invalid policy")
 	// Keyless signatures (specs/policy.md, "Keyless signers").
 	ErrRootDigest = errdef.New(errdef.ErrInvalid, "trusted root digest mismatch")
 	ErrIdentity   = errdef.New(errdef.ErrVerification, "certificate identity not trusted")

@@ -68,7 +68,7 @@ func TestSBOM(t *testing.T) {
 	if bare.code != 0 {
 		t.Fatalf("push: %+v", bare)
 	}
-	if r := run(t, nil, "verify", host+"/bare/hello:0.1.0", "--key", key+".pub", "--require-attestation", "sbom"); r.code != 9 || !strings.Contains(r.err, "sbom") {
+	if r := run(t, nil, "verify", host+"/bare/hello:0.1.0", "--key", key+".pub", "--require-attestation", "sbom"); r.code != 9 || !strings.Contains(r.err, "required attestation missing: no valid attestation of type sbom") || strings.Contains(r.err, "provenance requirement") {
 		t.Errorf("no SBOM, --require-attestation sbom: %+v", r)
 	}
 	policy := filepath.Join(dir, "policy.yaml")
