@@ -2,7 +2,9 @@ package sign
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -27,19 +29,62 @@ const maxTokenSize = 64 << 10
 // ambient token (requested for the "sigstore" audience) when getenv shows
 // the job may request one. It reports ErrSign naming what is missing when
 // there is no token at all.
+// A token that is not a JWT naming a subject and an issuer is refused here,
+// before anything is contacted: Fulcio would refuse it, and sigstore-go's
+// message would blame Fulcio for it.
 func IdentityToken(ctx context.Context, arg string, getenv func(string) string) (string, error) {
+	var (
+		tok, from string
+		err       error
+	)
 	switch {
 	case strings.HasPrefix(arg, "@"):
-		return tokenFile(arg[1:])
+		tok, err = tokenFile(arg[1:])
+		from = arg[1:]
 	case arg != "":
-		return strings.TrimSpace(arg), nil
+		tok, from = strings.TrimSpace(arg), "--identity-token"
+	default:
+		reqURL, reqToken := getenv(EnvActionsTokenURL), getenv(EnvActionsTokenToken)
+		if reqURL == "" || reqToken == "" {
+			return "", fmt.Errorf("%w: keyless signing needs an identity token: --identity-token TOKEN|@FILE, or a GitHub Actions job with permissions id-token: write (%s and %s unset)",
+				ErrSign, EnvActionsTokenURL, EnvActionsTokenToken)
+		}
+		tok, err = actionsToken(ctx, reqURL, reqToken)
+		from = "the GitHub Actions ID token"
 	}
-	reqURL, reqToken := getenv(EnvActionsTokenURL), getenv(EnvActionsTokenToken)
-	if reqURL == "" || reqToken == "" {
-		return "", fmt.Errorf("%w: keyless signing needs an identity token: --identity-token TOKEN|@FILE, or a GitHub Actions job with permissions id-token: write (%s and %s unset)",
-			ErrSign, EnvActionsTokenURL, EnvActionsTokenToken)
+	if err != nil {
+		return "", err
 	}
-	return actionsToken(ctx, reqURL, reqToken)
+	if err := checkJWT(tok); err != nil {
+		return "", fmt.Errorf("%w: identity token (%s): %w; nothing was sent to Fulcio", ErrSign, from, err)
+	}
+	return tok, nil
+}
+
+// checkJWT checks that tok reads as an OIDC identity token: three
+// base64url parts, the second a JSON object naming an issuer and a subject
+// (or an email). Its signature is Fulcio's to check.
+func checkJWT(tok string) error {
+	parts := strings.Split(tok, ".")
+	if len(parts) != 3 {
+		return fmt.Errorf("not a JWT: %d dot-separated parts, want 3", len(parts))
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
+	if err != nil {
+		return fmt.Errorf("not a JWT: its payload is not base64url: %w", err)
+	}
+	var claims struct {
+		Iss   string `json:"iss"`
+		Sub   string `json:"sub"`
+		Email string `json:"email"`
+	}
+	if err := json.Unmarshal(payload, &claims); err != nil {
+		return fmt.Errorf("not a JWT: its payload is not a JSON object: %w", err)
+	}
+	if claims.Iss == "" || (claims.Sub == "" && claims.Email == "") {
+		return errors.New("the token names no issuer (iss) or no subject (sub, email)")
+	}
+	return nil
 }
 
 func tokenFile(path string) (string, error) {

@@ -2,6 +2,8 @@ package sign_test
 
 import (
 	"context"
+	"encoding/base64"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -25,17 +27,30 @@ func actionsRuntime(t *testing.T, status int) string {
 		case status != http.StatusOK:
 			http.Error(w, "no", status)
 		default:
-			_, _ = w.Write([]byte(`{"count":1,"value":"eyJ.ambient.token"}`))
+			_, _ = w.Write([]byte(`{"count":1,"value":"` + ambientToken + `"}`))
 		}
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/_apis/token?api-version=2.0"
 }
 
+// jwt is an unsigned JWT with the given payload (the signature is
+// Fulcio's to check).
+func jwt(payload string) string {
+	enc := base64.RawURLEncoding.EncodeToString
+	return enc([]byte(`{"alg":"RS256"}`)) + "." + enc([]byte(payload)) + ".c2ln"
+}
+
+var (
+	literalToken = jwt(`{"iss":"https://issuer.example","sub":"literal"}`)
+	fileToken    = jwt(`{"iss":"https://issuer.example","email":"file@example.com"}`)
+	ambientToken = jwt(`{"iss":"https://token.actions.githubusercontent.com","sub":"repo:o/r:ref:refs/tags/v1"}`)
+)
+
 func TestIdentityToken(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "token")
-	if err := os.WriteFile(file, []byte("eyJ.from.file\n"), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte(fileToken+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	empty := filepath.Join(dir, "empty")
@@ -52,10 +67,16 @@ func TestIdentityToken(t *testing.T) {
 		want      string
 		says      string
 	}{
-		{"literal token", "eyJ.literal", env(nil), "eyJ.literal", ""},
-		{"token file", "@" + file, env(nil), "eyJ.from.file", ""},
-		{"literal wins over the ambient token", "eyJ.literal", actions("http://127.0.0.1:1", "x"), "eyJ.literal", ""},
-		{"GitHub Actions ambient token", "", actions(actionsRuntime(t, 200), "request-token"), "eyJ.ambient.token", ""},
+		{"literal token", literalToken, env(nil), literalToken, ""},
+		{"token file", "@" + file, env(nil), fileToken, ""},
+		{"literal wins over the ambient token", literalToken, actions("http://127.0.0.1:1", "x"), literalToken, ""},
+		{"GitHub Actions ambient token", "", actions(actionsRuntime(t, 200), "request-token"), ambientToken, ""},
+		// Malformed tokens are refused before Fulcio is contacted.
+		{"not a JWT", "abc", env(nil), "", "not a JWT: 1 dot-separated parts"},
+		{"payload not base64url", "a.!!.c", env(nil), "", "payload is not base64url"},
+		{"payload not JSON", "a." + base64.RawURLEncoding.EncodeToString([]byte("x")) + ".c", env(nil), "", "payload is not a JSON object"},
+		{"no issuer", jwt(`{"sub":"s"}`), env(nil), "", "names no issuer"},
+		{"no subject", jwt(`{"iss":"https://i"}`), env(nil), "", "no subject"},
 		{"no token anywhere", "", env(nil), "", "id-token: write"},
 		{"missing file", "@" + filepath.Join(dir, "nope"), env(nil), "", "no such file"},
 		{"empty file", "@" + empty, env(nil), "", "is empty"},
@@ -66,7 +87,7 @@ func TestIdentityToken(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := sign.IdentityToken(context.Background(), tc.arg, tc.getenv)
 			if tc.says != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.says) {
+				if err == nil || !strings.Contains(err.Error(), tc.says) || !errors.Is(err, sign.ErrSign) || strings.Contains(err.Error(), sign.DefaultFulcioURL) {
 					t.Fatalf("got %q, %v; want an error saying %q", got, err, tc.says)
 				}
 				return

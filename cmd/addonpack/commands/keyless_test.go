@@ -138,7 +138,8 @@ func TestKeylessRefusals(t *testing.T) {
 		{"classic format", []string{"--keyless", "--signature-format", "classic"}, commands.ExitUsage, "--signature-format classic"},
 		{"Fulcio URL without keyless", []string{"--fulcio-url", k.srv.Fulcio.URL}, commands.ExitUsage, "--fulcio-url needs --keyless"},
 		{"no identity token", []string{"--keyless"}, commands.ExitUsage, "id-token: write"},
-		{"bad Fulcio URL", []string{"--identity-token", "t", "--fulcio-url", "fulcio"}, commands.ExitUsage, "Fulcio URL"},
+		{"bad Fulcio URL", []string{"--identity-token", forged, "--fulcio-url", "fulcio"}, commands.ExitUsage, "Fulcio URL"},
+		{"malformed token", []string{"--identity-token", "t"}, commands.ExitInvalid, "not a JWT"},
 		{"token Fulcio refuses", append([]string{"--identity-token", forged}, k.flags(false)...), commands.ExitInvalid, "Fulcio returned 401"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
