@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -17,6 +18,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/build"
 	"github.com/addonpack/addonpack/pkg/layout"
 	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/sbom"
 	"github.com/addonpack/addonpack/pkg/sign"
 	"github.com/addonpack/addonpack/pkg/spec"
 )
@@ -45,6 +47,9 @@ type Result struct {
 	Manifest ocispec.Descriptor `json:"manifest"`
 	// Signatures lists the signature and provenance attestation stored.
 	Signatures []sign.Result `json:"signatures,omitempty"`
+	// UnresolvedImages are images of spec.images the SBOM records without
+	// a digest (SBOMOptions.AllowUnresolved).
+	UnresolvedImages []sbom.Image `json:"unresolvedImages,omitempty"`
 }
 
 // opened is a source ready to push, with the facts provenance records.
@@ -58,6 +63,8 @@ type opened struct {
 	// annotations: what the destination reference must name.
 	addon       *spec.Addon
 	annotations map[string]string
+	// images are spec.images resolved for the SBOM, before the push.
+	images []sbom.Image
 }
 
 func (o *opened) release() {
@@ -109,9 +116,21 @@ func Push(ctx context.Context, dst *registry.Client, src string, ref registry.Re
 		return nil, join(err)
 	}
 	defer o.release()
+	if ref.Tag == "" && ref.Digest == "" {
+		// A reference without a tag gets the add-on's version, as consumers
+		// and stacks look for it (Result.Tag says so); left untagged, the
+		// artifact would be reachable by digest only.
+		ref.Tag = strings.ReplaceAll(o.addon.Spec.Version, "+", "_")
+	}
 	claim := spec.Claim{Repository: ref.Repository, Tag: ref.Tag, Name: opts.Name}
 	if err := claim.Check(ref.String(), o.addon, o.annotations); err != nil {
 		return nil, join(fmt.Errorf("push %s: %w", src, err))
+	}
+	var unresolved []sbom.Image
+	if opts.Sign != nil && opts.Sign.SBOM != nil {
+		if o.images, unresolved, err = resolveImages(ctx, dst, o, opts.Sign.SBOM); err != nil {
+			return nil, join(err)
+		}
 	}
 	select { // the unlock may already have failed: then upload nothing
 	case uerr := <-unlocked:
@@ -133,7 +152,7 @@ func Push(ctx context.Context, dst *registry.Client, src string, ref registry.Re
 	if err = join(err); err != nil {
 		return nil, err
 	}
-	res := &Result{Ref: pushed, Tag: ref.Tag, Manifest: o.root}
+	res := &Result{Ref: pushed, Tag: ref.Tag, Manifest: o.root, UnresolvedImages: unresolved}
 	if opts.Sign != nil {
 		sigs, err := signAndAttest(ctx, dst, src, ref, o, opts, started)
 		res.Signatures = sigs

@@ -149,3 +149,28 @@ func TestAllUnlockFailure(t *testing.T) {
 		}
 	}
 }
+
+// TestPushWithoutTagTagsTheVersion: a destination naming no tag gets the
+// add-on's version as its tag (the naming convention consumers and stacks
+// look for), not an artifact reachable by digest only.
+func TestPushWithoutTagTagsTheVersion(t *testing.T) {
+	ctx := context.Background()
+	reg := testregistry.New(t)
+	c, err := registry.New(registry.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, _ := registry.ParseReference(reg.Host() + "/addons/hello")
+	res, err := push.Push(ctx, c, hello, ref, push.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Tag != "0.1.0" {
+		t.Fatalf("tag %q, want the version 0.1.0", res.Tag)
+	}
+	tagged := ref
+	tagged.Tag = "0.1.0"
+	if d, err := c.Resolve(ctx, tagged); err != nil || d.Digest != res.Manifest.Digest {
+		t.Fatalf("%s resolves to %v, %v; want %s", tagged, d.Digest, err, res.Manifest.Digest)
+	}
+}

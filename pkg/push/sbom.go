@@ -3,15 +3,16 @@ package push
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
 
 	"github.com/addonpack/addonpack/pkg/archive"
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/sbom"
-	"github.com/addonpack/addonpack/pkg/spec"
 )
 
 // SBOMOptions make Push attach an SBOM attestation (pkg/sbom) beside the
@@ -26,20 +27,46 @@ type SBOMOptions struct {
 	ResolveTimeout time.Duration
 	// ToolVersion is recorded as the generator's version.
 	ToolVersion string
+	// AllowUnresolved records images that could not be resolved as
+	// unresolved (Result.UnresolvedImages lists them) instead of failing
+	// the push with ErrUnresolvedImage.
+	AllowUnresolved bool
+}
+
+// ErrUnresolvedImage is matched when an image of spec.images cannot be
+// resolved to a digest for the SBOM and SBOMOptions.AllowUnresolved is off:
+// an SBOM that lists an image without its digest says less than it seems.
+var ErrUnresolvedImage = errdef.New(errdef.ErrInvalid, "image not resolved for the SBOM")
+
+// resolveImages resolves spec.images before anything is uploaded, so that a
+// push that would fail on them writes nothing. It returns the images and
+// those left unresolved (allowed by so.AllowUnresolved).
+func resolveImages(ctx context.Context, c *registry.Client, o *opened, so *SBOMOptions) ([]sbom.Image, []sbom.Image, error) {
+	var r sbom.Resolver = c
+	if so.Resolver != nil {
+		r = so.Resolver
+	}
+	images := sbom.ResolveImages(ctx, r, o.addon.Spec.Images, so.ResolveTimeout)
+	var unresolved []sbom.Image
+	var names []string
+	for _, img := range images {
+		if img.Status == sbom.ImageUnresolved {
+			unresolved = append(unresolved, img)
+			names = append(names, fmt.Sprintf("%s (%s)", img.Reference, img.Error))
+		}
+	}
+	if len(unresolved) > 0 && !so.AllowUnresolved {
+		return nil, nil, fmt.Errorf("sbom of %s: %w: %s; nothing was pushed (pass --sbom-allow-unresolved to record them as unresolved)",
+			o.addon.Metadata.Name, ErrUnresolvedImage, strings.Join(names, ", "))
+	}
+	return images, unresolved, nil
 }
 
 // makeSBOM returns the CycloneDX document of the artifact o pushed to ref:
-// spec.images from the config blob, resolved, and the files of its layer.
-func makeSBOM(ctx context.Context, c *registry.Client, ref registry.Reference, o *opened, so *SBOMOptions) ([]byte, error) {
+// spec.images, resolved before the push (images), and the files of its
+// layer.
+func makeSBOM(ctx context.Context, ref registry.Reference, o *opened, images []sbom.Image, so *SBOMOptions) ([]byte, error) {
 	m, err := manifestOf(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	cfgRaw, err := content.FetchAll(ctx, o.store, m.Config)
-	if err != nil {
-		return nil, fmt.Errorf("sbom of %s: config %s: %w", o.root.Digest, m.Config.Digest, err)
-	}
-	cfg, err := spec.ParseConfigBlob(cfgRaw, "config blob "+m.Config.Digest.String())
 	if err != nil {
 		return nil, err
 	}
@@ -50,15 +77,10 @@ func makeSBOM(ctx context.Context, c *registry.Client, ref registry.Reference, o
 	if err != nil {
 		return nil, fmt.Errorf("sbom of %s: layer %s: %w", o.root.Digest, m.Layers[0].Digest, err)
 	}
-	var r sbom.Resolver = c
-	if so.Resolver != nil {
-		r = so.Resolver
-	}
 	return sbom.Document(sbom.Input{
-		Name: cfg.Addon.Metadata.Name, Version: cfg.Addon.Spec.Version,
+		Name: o.addon.Metadata.Name, Version: o.addon.Spec.Version,
 		Repository: ref.Repo(), Digest: o.root.Digest,
-		Images: sbom.ResolveImages(ctx, r, cfg.Addon.Spec.Images, so.ResolveTimeout),
-		Files:  files, Tool: "addonpack", ToolVersion: so.ToolVersion,
+		Images: images, Files: files, Tool: "addonpack", ToolVersion: so.ToolVersion,
 	})
 }
 

@@ -5,7 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/opencontainers/go-digest"
@@ -14,6 +17,7 @@ import (
 
 	"github.com/addonpack/addonpack/internal/testkey"
 	"github.com/addonpack/addonpack/pkg/build"
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/push"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/sbom"
@@ -135,5 +139,46 @@ func TestPushSBOM(t *testing.T) {
 	}
 	if _, err := verify.Verify(ctx, verify.Target{Client: c, Ref: bare}, res.Manifest, pol); !errors.Is(err, verify.ErrVerification) {
 		t.Errorf("no SBOM: err = %v, want ErrVerification", err)
+	}
+}
+
+// failingResolver resolves nothing: an image registry that does not answer.
+type failingResolver struct{}
+
+func (failingResolver) Resolve(_ context.Context, ref registry.Reference) (ocispec.Descriptor, error) {
+	return ocispec.Descriptor{}, fmt.Errorf("%s: %w", ref, registry.ErrUnreachable)
+}
+
+// TestPushSBOMUnresolvedImage: an image of spec.images that cannot be
+// resolved fails a push with an SBOM before anything is written (no PUT,
+// no tag), naming the image; with AllowUnresolved the push goes through
+// and the result lists the image, recorded unresolved.
+func TestPushSBOMUnresolvedImage(t *testing.T) {
+	ctx := context.Background()
+	reg := testregistry.New(t)
+	c, err := registry.New(registry.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, _, _ := testkey.New(t)
+	ref, _ := registry.ParseReference(reg.Host() + "/addons/hello:0.1.0")
+	so := &push.SBOMOptions{Resolver: failingResolver{}}
+	reg.ResetLog()
+	_, err = push.Push(ctx, c, hello, ref, push.Options{Sign: &push.SignOptions{Signer: signer, SBOM: so}})
+	if !errors.Is(err, push.ErrUnresolvedImage) || errdef.ClassOf(err) != errdef.ErrInvalid || !strings.Contains(err.Error(), "docker.io/hashicorp/http-echo:1.0.0") || !strings.Contains(err.Error(), "--sbom-allow-unresolved") {
+		t.Fatalf("err = %v, want ErrUnresolvedImage naming the image", err)
+	}
+	for _, r := range reg.Log() {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			t.Errorf("a refused push wrote: %s %s", r.Method, r.Path)
+		}
+	}
+	so.AllowUnresolved = true
+	res, err := push.Push(ctx, c, hello, ref, push.Options{Sign: &push.SignOptions{Signer: signer, SBOM: so}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.UnresolvedImages) != 1 || res.UnresolvedImages[0].Reference != "docker.io/hashicorp/http-echo:1.0.0" || res.UnresolvedImages[0].Status != sbom.ImageUnresolved || res.UnresolvedImages[0].Error == "" {
+		t.Fatalf("unresolved images: %+v", res.UnresolvedImages)
 	}
 }

@@ -83,14 +83,14 @@ func signAndAttest(ctx context.Context, c *registry.Client, src string, ref regi
 	if err != nil {
 		return nil, err
 	}
-	// The SBOM's image lookups run while signing does.
+	// The SBOM (its images resolved before the push) is made while signing runs.
 	var (
 		sbomDoc  []byte
 		sbomErr  error
 		sbomDone = make(chan struct{})
 	)
 	if so.SBOM != nil {
-		go func() { sbomDoc, sbomErr = makeSBOM(ctx, c, ref, o, so.SBOM); close(sbomDone) }()
+		go func() { sbomDoc, sbomErr = makeSBOM(ctx, ref, o, o.images, so.SBOM); close(sbomDone) }()
 	} else {
 		close(sbomDone)
 	}

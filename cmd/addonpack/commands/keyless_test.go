@@ -1,6 +1,7 @@
 package commands_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -61,6 +62,11 @@ func TestKeylessPush(t *testing.T) {
 			if r := run(t, nil, "init", src); r.code != 0 {
 				t.Fatalf("init: %+v", r)
 			}
+			// The image pinned: tests reach only loopback, and the SBOM
+			// resolves every tag it lists.
+			dep := filepath.Join(src, "deployment.yaml")
+			b, _ := os.ReadFile(dep)
+			os.WriteFile(dep, bytes.ReplaceAll(b, []byte("http-echo:1.0.0"), []byte("http-echo:1.0.0@sha256:"+strings.Repeat("ab", 32))), 0o644)
 			ref := host + "/addons/hello:0.1.0"
 			args := append([]string{"push", src, ref, "--identity-token", "@" + k.tokenFile, "--sbom", "-o", "json"}, k.flags(i == 1)...)
 			p := run(t, nil, args...)

@@ -45,6 +45,9 @@ func newPush(g *globals) *cobra.Command {
 			if sf.sbom && sf.key == "" && !sf.keyless.enabled() {
 				return usageError{errors.New("--sbom needs --key or --keyless: the SBOM is a signed attestation")}
 			}
+			if sf.sbomUnresolved && !sf.sbom {
+				return usageError{errors.New("--sbom-allow-unresolved goes with --sbom")}
+			}
 			if err := sf.keyless.check(sf.key); err != nil {
 				return err
 			}
@@ -66,6 +69,12 @@ func newPush(g *globals) *cobra.Command {
 			done(err)
 			if err != nil {
 				return err
+			}
+			if ref.Tag == "" && ref.Digest == "" && res.Tag != "" {
+				fmt.Fprintf(g.streams.Err, "tagged %s: %s names no tag, so the add-on's version is its tag\n", res.Tag, ref)
+			}
+			for _, img := range res.UnresolvedImages {
+				fmt.Fprintf(g.streams.Err, "Warning: the SBOM records image %s without a digest: %s\n", img.Reference, img.Error)
 			}
 			return f.print(g.streams.Out, res, func(w io.Writer) error {
 				if _, err := fmt.Fprintf(w, "%s\n", res.Ref); err != nil {
@@ -135,7 +144,7 @@ func (g *globals) pushSignOptions(ctx context.Context, sf *signFlags, builderID 
 	ci := provenance.FromEnv(g.getenv)
 	var bom *push.SBOMOptions
 	if sf.sbom {
-		bom = &push.SBOMOptions{ToolVersion: buildVersion()}
+		bom = &push.SBOMOptions{ToolVersion: buildVersion(), AllowUnresolved: sf.sbomUnresolved}
 	}
 	return &push.SignOptions{
 		SBOM:           bom,

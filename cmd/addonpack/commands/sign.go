@@ -21,7 +21,9 @@ type signFlags struct {
 	format      string
 	annotations []string
 	sbom        bool // push only: attach an SBOM attestation
-	keyless     keylessFlags
+	// sbomUnresolved: push --sbom-allow-unresolved
+	sbomUnresolved bool
+	keyless        keylessFlags
 }
 
 func (s *signFlags) add(cmd *cobra.Command, keyHelp string) {
@@ -32,7 +34,8 @@ func (s *signFlags) add(cmd *cobra.Command, keyHelp string) {
 }
 
 func (s *signFlags) addSBOM(cmd *cobra.Command) {
-	cmd.Flags().BoolVar(&s.sbom, "sbom", false, "with --key or --keyless, also attach a signed CycloneDX SBOM: the images of spec.images with their digests, and the package's files")
+	cmd.Flags().BoolVar(&s.sbom, "sbom", false, "with --key or --keyless, also attach a signed CycloneDX SBOM: the images of spec.images with their digests, and the package's files; an image that cannot be resolved fails the push before anything is written")
+	cmd.Flags().BoolVar(&s.sbomUnresolved, "sbom-allow-unresolved", false, "with --sbom, record images that cannot be resolved as unresolved (and say so) instead of failing")
 }
 
 func (s *signFlags) addAnnotations(cmd *cobra.Command) {
