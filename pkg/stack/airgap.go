@@ -22,8 +22,9 @@ const TarballStackFile = "addons.yaml"
 // digest, with its signatures, attestations and referrers, and verified
 // under the scope of its own repository when opts.Policy is set — into one
 // OCI layout tarball at path, each tagged NAME-TAG (NAME for a root pinned
-// by digest) in index.json, with the stack file and the lock as top-level
-// files. The tarball is written atomically: a failure leaves nothing.
+// by digest) in index.json, with the stack file, the lock and the values
+// files the stack file names as top-level files. The tarball is written
+// atomically: a failure leaves nothing.
 func ExportTarball(ctx context.Context, c *registry.Client, st *Stack, l *Lock, path string, opts relocate.Options) ([]*relocate.Result, error) {
 	if _, err := Steps(st, l); err != nil { // the lock holds every root
 		return nil, err
@@ -48,7 +49,11 @@ func ExportTarball(ctx context.Context, c *registry.Client, st *Stack, l *Lock, 
 		}
 		entries = append(entries, relocate.Entry{Ref: ref, Name: a.Name, LayoutTag: tag})
 	}
-	files := map[string][]byte{TarballStackFile: stackBytes, LockName: lockBytes}
+	files, err := valuesFiles(st)
+	if err != nil {
+		return nil, err
+	}
+	files[TarballStackFile], files[LockName] = stackBytes, lockBytes
 	return relocate.ToTarballMany(ctx, c, entries, path, files, opts)
 }
 
@@ -56,9 +61,9 @@ func ExportTarball(ctx context.Context, c *registry.Client, st *Stack, l *Lock, 
 // by ExportTarball) to prefix/NAME — verified in the tarball, and again at
 // its destination, under the scope of that repository, before any tag is
 // set — and writes the tarball's stack file, rewritten for the new
-// location (Relocated), to stackOut and its lock beside it. Neither may
-// exist yet (errdef.ErrExists); they are written only when every add-on
-// copied and verified.
+// location (Relocated), to stackOut, its lock beside it and the values
+// files it carries at their paths. None may exist yet (errdef.ErrExists);
+// they are written only when every add-on copied and verified.
 func ImportTarball(ctx context.Context, c *registry.Client, path string, prefix registry.Reference, stackOut string, opts relocate.Options) (*Lock, []*relocate.Result, error) {
 	if prefix.Tag != "" || prefix.Digest != "" {
 		return nil, nil, fmt.Errorf("%s: %w: the destination of a stack is a registry and path prefix, without a tag or digest", prefix, errdef.ErrInvalidArgument)
@@ -88,6 +93,10 @@ func ImportTarball(ctx context.Context, c *registry.Client, path string, prefix 
 	if err != nil {
 		return nil, nil, err
 	}
+	values, err := readCarriedValues(path, st, stackOut)
+	if err != nil {
+		return nil, nil, err
+	}
 	var entries []relocate.Entry
 	for _, a := range newLock.Addons {
 		ref, err := lockedRef(a, a.Repository)
@@ -100,7 +109,13 @@ func ImportTarball(ctx context.Context, c *registry.Client, path string, prefix 
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := writeCarried(values); err != nil {
+		return nil, nil, err
+	}
 	if err := writeBoth(stackOut, newStack, newLock); err != nil {
+		for _, v := range values {
+			os.Remove(v.path)
+		}
 		return nil, nil, err
 	}
 	return newLock, results, nil
