@@ -12,9 +12,11 @@ import (
 // relocate applies to p the relocation record that 'copy --images' stored
 // beside the verified artifact in ref's registry (specs/relocation.md):
 // each relocated image becomes NEWNAME@DIGEST. The record is unsigned, so
-// only relocations of images the signed add-on pins by digest are applied
-// (with TrustRelocatedTags, tag-only ones too); the others are named in a
-// warning. Without a record, or offline, p is unchanged.
+// only what relocate.Record.Trusted keeps is applied — an image the signed
+// add-on pins, with its digest; a tag-only one moved beside the add-on, as
+// copy --images does (elsewhere only with TrustRelocatedTags) — and the
+// others are named in a warning. Without a record, or offline, p is
+// unchanged.
 func (c *Consumer) relocate(ctx context.Context, ref registry.Reference, p *deliver.Package) error {
 	if p.Loaded == nil || c.Offline || c.Client == nil {
 		return nil
@@ -23,9 +25,9 @@ func (c *Consumer) relocate(ctx context.Context, ref registry.Reference, p *deli
 	if err != nil || rec == nil {
 		return err
 	}
-	kept, dropped := rec.Trusted(p.Addon.Spec.Images, c.TrustRelocatedTags)
+	kept, dropped := rec.Trusted(p.Addon.Spec.Images, ref, c.TrustRelocatedTags)
 	for _, name := range dropped {
-		c.warnf("ignoring the relocation of %s: it does not match an image the signed add-on pins by digest (--trust-relocated-tags applies relocations of tag-only images)", name)
+		c.warnf("ignoring the relocation of %s: it is not an image the signed add-on pins by that digest, nor a tag-only image moved beside %s (--trust-relocated-tags applies tag-only relocations elsewhere)", name, ref.Repo())
 	}
 	if len(kept.Images) == 0 {
 		return nil

@@ -61,34 +61,43 @@ func (r *Record) KustomizeImages() []render.Image {
 }
 
 // Trusted keeps the mappings an unsigned record may apply to the verified
-// add-on whose spec.images is declared: the mapping's name must be the name
-// of a declared image, and when that image is pinned by digest the mapping
-// must carry the same digest (the content cannot change, only where it is
-// pulled from). A tag-only image has no digest the signature vouches for; its
-// mapping is kept only with allowTags. It returns the kept record and the
-// names of the mappings dropped.
-func (r *Record) Trusted(declared []string, allowTags bool) (*Record, []string) {
+// add-on whose spec.images is declared and which was read from repository
+// home (specs/relocation.md): the mapping's name must be the name of a
+// declared image, and
+//
+//   - when that image is pinned by digest, the mapping must carry the same
+//     digest: the content cannot change, only where it is pulled from;
+//   - when it names a tag only, the signature vouches for no digest at all,
+//     and whoever can write home's registry could retag it anyway; the
+//     mapping is kept when it moves the image to where copy --images puts
+//     it, ImageRepository(home, image), pinned by the digest the copy
+//     resolved — no further from the add-on than the add-on itself — and
+//     elsewhere only with allowTags.
+//
+// It returns the kept record and the names of the mappings dropped.
+func (r *Record) Trusted(declared []string, home registry.Reference, allowTags bool) (*Record, []string) {
 	if r == nil {
 		return nil, nil
 	}
 	pinned := map[string]digest.Digest{}
-	tagged := map[string]bool{}
+	beside := map[string]string{} // tag-only image name → where copy --images puts it
 	for _, img := range declared {
 		name := imageName(img)
 		if i := strings.Index(img, "@"); i >= 0 {
 			pinned[name] = digest.Digest(img[i+1:])
-		} else {
-			tagged[name] = true
+		} else if ref, err := imageRef(img); err == nil {
+			beside[name] = ImageRepository(home, ref).Repo()
 		}
 	}
 	kept := &Record{}
 	var dropped []string
 	for _, m := range r.Images {
 		d, isPinned := pinned[m.Name]
+		at, tagged := beside[m.Name]
 		switch {
 		case isPinned && d == m.Digest:
 			kept.Images = append(kept.Images, m)
-		case !isPinned && tagged[m.Name] && allowTags:
+		case tagged && m.Digest.Validate() == nil && (m.NewName == at || allowTags):
 			kept.Images = append(kept.Images, m)
 		default:
 			dropped = append(dropped, m.Name)

@@ -91,12 +91,14 @@ func TestCopyImagesAndRender(t *testing.T) {
 		t.Cleanup(func() { p.Close() })
 		return p
 	}
-	// The add-on names its image by tag only: the unsigned record is not
-	// applied unless the user opts in.
-	if p := open(arg, false); p.Images != nil || !strings.Contains(errb.String(), "ignoring the relocation") {
-		t.Fatalf("a tag-only relocation applied without opt-in: %v", p.Images)
+	// The add-on names its image by tag only, and copy --images moved it
+	// beside the add-on, pinned by the digest it copied: applied with no
+	// flag (a relocation elsewhere needs the opt-in: pkg/relocate's
+	// TestTrusted).
+	p := open(arg, false)
+	if p.Images == nil || strings.Contains(errb.String(), "ignoring the relocation") {
+		t.Fatalf("the relocation beside the add-on was not applied: %v\n%s", p.Images, errb.String())
 	}
-	p := open(arg, true)
 	rendered, err := p.Render(ctx, nil, "")
 	if err != nil {
 		t.Fatal(err)

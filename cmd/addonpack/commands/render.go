@@ -58,7 +58,7 @@ func newRender(g *globals) *cobra.Command {
 	f.StringVar(&o.kubeVersion, "kube-version", "", "the target cluster's Kubernetes version (1.30.2, v1.30.2-eks-1), for components that depend on it; with --stack, overrides the stack file's kubernetes")
 	o.vf.add(cmd, true)
 	o.vr.add(cmd)
-	f.BoolVar(&o.trustTags, "trust-relocated-tags", false, "apply the registry's relocation record (copy --images) to images the add-on names by tag only; by default only digest-pinned images are relocated, since the record is unsigned")
+	f.BoolVar(&o.trustTags, "trust-relocated-tags", false, "also apply the registry's relocation record (copy --images) where it moves an image the add-on names by tag only somewhere other than beside the add-on (the record is unsigned; digest-pinned images, and tag-only ones moved beside the add-on as copy does, are relocated without it)")
 	return cmd
 }
 
