@@ -10,6 +10,7 @@ import (
 	"testing/fstest"
 
 	"github.com/addonpack/addonpack/pkg/config"
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/schema"
 	"github.com/addonpack/addonpack/pkg/spec"
 )
@@ -199,5 +200,36 @@ func TestProfilesOf(t *testing.T) {
 	if _, err := config.ProfilesOf(a, []byte(`{"type":"object","properties":{"provider":{"type":"string","enum":["aws"]}}}`), schema.DefaultLimits()); err == nil ||
 		!strings.Contains(err.Error(), "spec.config.components[0].when") {
 		t.Fatalf("unknown enum value: %v", err)
+	}
+}
+
+// TestReadValues: a values file, standard input for "-", none for "";
+// more than config.MaxValuesSize bytes is refused as a usage error, naming it.
+func TestReadValues(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "v.yaml")
+	os.WriteFile(file, []byte("spec: {}\n"), 0o644)
+	for _, tc := range []struct {
+		path, stdin, want, name string
+		err                     bool
+	}{
+		{"", "", "", "", false},
+		{file, "", "spec: {}\n", file, false},
+		{"-", "spec: {a: 1}\n", "spec: {a: 1}\n", "<stdin>", false},
+		{"-", strings.Repeat("x", config.MaxValuesSize+1), "", "", true},
+		{filepath.Join(t.TempDir(), "missing.yaml"), "", "", "", true},
+	} {
+		b, name, err := config.ReadValues(tc.path, strings.NewReader(tc.stdin))
+		if tc.err {
+			if err == nil || !strings.Contains(err.Error(), "values") {
+				t.Errorf("%q: %v, want an error naming the values", tc.path, err)
+			}
+			continue
+		}
+		if err != nil || string(b) != tc.want || name != tc.name {
+			t.Errorf("%q: %q %q %v", tc.path, b, name, err)
+		}
+	}
+	if _, _, err := config.ReadValues("-", strings.NewReader(strings.Repeat("x", config.MaxValuesSize+1))); errdef.ClassOf(err) != errdef.ErrInvalidArgument {
+		t.Errorf("oversized stdin: class %v, want invalid argument", errdef.ClassOf(err))
 	}
 }

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 
+	"github.com/addonpack/addonpack/pkg/config"
 	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/registry"
 )
@@ -57,14 +57,12 @@ func renderStep(ctx context.Context, o Opener, s Step, bind *binding) ([]byte, e
 	return p.Render(ctx, values, s.Values)
 }
 
-// readValues reads a stack's values file ("" : none, the defaults).
+// readValues reads a stack's values file ("" : none, the defaults), bounded
+// as every user's config object is.
 func readValues(path string) ([]byte, error) {
-	if path == "" {
-		return nil, nil
+	if path == "-" { // a file named "-" beside the stack file, never stdin
+		path = "./-"
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("values: %w", err)
-	}
-	return b, nil
+	b, _, err := config.ReadValues(path, nil)
+	return b, err
 }

@@ -40,7 +40,7 @@ converted; render merges it over the packed defaults and validates it.
 			if values == "" {
 				return usageError{fmt.Errorf("--values is required: the config object to convert")}
 			}
-			data, name, err := g.readValues(values)
+			data, name, err := config.ReadValues(values, g.streams.In)
 			if err != nil {
 				return err
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/addonpack/addonpack/pkg/config"
 	"github.com/addonpack/addonpack/pkg/convert"
 	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/semver"
@@ -41,7 +42,7 @@ func newDiff(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			data, name, err := g.readValues(values)
+			data, name, err := config.ReadValues(values, g.streams.In)
 			if err != nil {
 				return err
 			}

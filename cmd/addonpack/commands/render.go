@@ -95,7 +95,7 @@ func (o *renderOptions) run(cmd *cobra.Command, args []string) error {
 // renderPackage renders one add-on with the user's values, as YAML, JSON
 // or a kustomize directory.
 func (o *renderOptions) renderPackage(ctx context.Context, arg string, kube semver.Version) error {
-	data, name, err := o.g.readValues(o.values)
+	data, name, err := config.ReadValues(o.values, o.g.streams.In)
 	if err != nil {
 		return err
 	}
@@ -151,7 +151,7 @@ func (g *globals) renderFor(cmd *cobra.Command, arg, tool, values, keyFile strin
 	if err := deliver.CheckTool(tool); err != nil {
 		return usageError{err}
 	}
-	data, name, err := g.readValues(values)
+	data, name, err := config.ReadValues(values, g.streams.In)
 	if err != nil {
 		return err
 	}
