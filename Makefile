@@ -44,7 +44,7 @@ FUZZ_TARGETS := \
 	./pkg/stack:FuzzParseLock \
 	./pkg/sbom:FuzzRead
 
-.PHONY: all build test test-unit fuzz fuzz-short demo lint conformance clean tools apt-tools peers prebuild bench
+.PHONY: all build test test-unit fuzz fuzz-short demo lint conformance clean tools apt-tools peers prebuild bench cluster-bin cluster cluster-down e2e
 
 all: build
 
@@ -105,15 +105,34 @@ demo: build
 
 lint: $(GOIMPORTS)
 	@./scripts/heartbeat.sh "lint: go vet (compiles every package first)" $(GO) vet $(PKGS)
-	@out=$$(gofmt -l cmd pkg testregistry internal specs examples 2>/dev/null); \
+	@out=$$(gofmt -l cmd pkg testregistry internal specs examples e2e 2>/dev/null); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
-	@out=$$($(GOIMPORTS) -local $(MODULE) -l cmd pkg testregistry internal specs examples bench 2>/dev/null); \
+	@out=$$($(GOIMPORTS) -local $(MODULE) -l cmd pkg testregistry internal specs examples bench e2e 2>/dev/null); \
 	if [ -n "$$out" ]; then echo "import grouping needed (goimports -local $(MODULE) -w FILE):"; echo "$$out"; exit 1; fi
 
 # goimports, pinned, built with this Go into bin/tools (x/tools v0.52.0 needs Go 1.26.0).
 $(GOIMPORTS):
 	GOBIN=$(CURDIR)/bin/tools $(GO) install golang.org/x/tools/cmd/goimports@$(GOIMPORTS_VERSION)
 	mv bin/tools/goimports $@
+
+## cluster: etcd, kube-apiserver and the Flux source- and kustomize-controllers on loopback
+## (scripts/cluster.sh; KUBECONFIG=.cluster/kubeconfig), from binaries built once into
+## bin/cluster from pinned modules (scripts/build-cluster.sh: cold, about 15-20 minutes on 2 cores).
+cluster-bin:
+	./scripts/build-cluster.sh
+
+cluster: cluster-bin
+	./scripts/cluster.sh up
+
+cluster-down:
+	./scripts/cluster.sh down
+
+## e2e: the end-to-end suite (e2e/, build tag e2e) against `make cluster`; ends with "N passed, N failed".
+## The cluster stays up for the next run (make cluster-down stops it).
+E2E_TIMEOUT ?= 20m
+e2e: build cluster
+	$(GO) build -o bin/e2e-summary ./e2e/summary
+	$(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) -json ./e2e/ | bin/e2e-summary
 
 conformance: build
 	./scripts/conformance.sh $(BIN)
