@@ -105,6 +105,14 @@ build() {
 # Arguments name the modules to build (default: all three).
 selected=("$@")
 [ ${#selected[@]} -gt 0 ] || selected=(k8s source-controller kustomize-controller)
+# One build at a time (.ci/run starts one early, in the background, and
+# make e2e runs this again): a second run waits, then finds the binaries.
+exec 9>"$OUT/.lock"
+waited=$SECONDS
+until flock -w 30 9; do
+  echo "build-cluster: waiting for another build-cluster.sh to finish ($((SECONDS - waited))s so far)" >&2
+done
+
 begin=$SECONDS
 pids=()
 for module in "${selected[@]}"; do
