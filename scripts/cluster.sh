@@ -78,6 +78,9 @@ wait_for() {
   for ((i = 0; i < secs * 5; i++)); do
     "$@" && return 0
     alive "$name" || return 1
+    if ((i > 0 && i % 75 == 0)); then
+      log "still waiting for $name ($((i / 5))s so far)"
+    fi
     sleep 0.2
   done
   return 1
