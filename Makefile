@@ -131,8 +131,8 @@ cluster-down:
 ## The cluster stays up for the next run (make cluster-down stops it).
 E2E_TIMEOUT ?= 20m
 e2e: build cluster
-	$(GO) build -o bin/e2e-summary ./e2e/summary
-	$(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) -json ./e2e/ | bin/e2e-summary
+	$(GO) build -o $(TESTPROGRESS) ./internal/testprogress
+	bash -o pipefail -c '$(GO) test -tags e2e -count=1 -timeout $(E2E_TIMEOUT) -json ./e2e/ | $(TESTPROGRESS)'
 
 conformance: build
 	./scripts/conformance.sh $(BIN)

@@ -4,7 +4,7 @@
 // 30 seconds naming the packages still running, and at the end the
 // closing line "N passed, N failed, N skipped". It exits 1 when a test or
 // a package failed (a package can fail with no test: a build error, a
-// panic in TestMain, a timeout).
+// panic in TestMain, a timeout), or when no test ran at all.
 package main
 
 import (
@@ -71,6 +71,10 @@ func run(in io.Reader, out io.Writer, quiet time.Duration) int {
 		fmt.Fprintf(s.out, "failed packages: %s\n", strings.Join(s.badPackages, ", "))
 	}
 	fmt.Fprintf(s.out, "%d passed, %d failed, %d skipped\n", s.passed, s.failed, s.skipped)
+	if s.passed+s.failed == 0 {
+		fmt.Fprintln(s.out, "no test ran")
+		return 1
+	}
 	if s.failed > 0 || len(s.badPackages) > 0 || sc.Err() != nil {
 		return 1
 	}

@@ -39,6 +39,10 @@ q/x.go:1:1: syntax error
 {"Action":"output","Package":"q","Output":"FAIL\tq [build failed]\n"}
 {"Action":"fail","Package":"q"}
 `, 1, []string{"q/x.go:1:1: syntax error", "FAIL q", "[build failed]", "0 passed, 0 failed, 0 skipped"}},
+		{"no test at all", `{"Action":"start","Package":"p"}
+{"Action":"skip","Package":"p","Test":"TestA"}
+{"Action":"pass","Package":"p"}
+`, 1, []string{"0 passed, 0 failed, 1 skipped", "no test ran"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
@@ -69,6 +73,7 @@ func TestHeartbeat(t *testing.T) {
 	for !strings.Contains(out.String(), "still running: slow") && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
+	io.WriteString(w, `{"Action":"pass","Package":"slow","Test":"TestSlow"}`+"\n")
 	io.WriteString(w, `{"Action":"pass","Package":"slow"}`+"\n")
 	w.Close()
 	if code := <-done; code != 0 || !strings.Contains(out.String(), "still running: slow") {
