@@ -60,7 +60,7 @@ apt-tools:
 	./scripts/ensure-tools.sh
 
 peers:
-	@echo "tools: peer CLIs cosign, oras, crane, built from source if missing (cold: 10-20 minutes on 2 cores, mostly cosign; then nothing)" >&2
+	@echo "tools: peer CLIs cosign (v2 and v3), oras, crane, built from source if missing (cold: 20-30 minutes on 2 cores, mostly the two cosigns; then nothing)" >&2
 	./scripts/install-peers.sh
 
 ## test: everything CI runs — tools, vet, unit tests with the race detector, short fuzzing.

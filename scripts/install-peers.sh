@@ -2,18 +2,24 @@
 # install-peers.sh: install the peer tools the interop tests run against,
 # each built from source through the Go module proxy at a pinned version:
 #   - the cosign v2 CLI   (github.com/sigstore/cosign/v2/cmd/cosign)
+#   - the cosign v3 CLI   (github.com/sigstore/cosign/v3/cmd/cosign), installed
+#     as cosign3 beside it: v3 writes Sigstore bundles by default and is what
+#     current signers and verifiers run
 #   - oras                (oras.land/oras/cmd/oras)
 #   - crane               (github.com/google/go-containerregistry/cmd/crane)
 # Installs into ${ADDONPACK_TOOLS:-$HOME/.cache/addonpack-tools}/bin and does
-# nothing for a tool whose right version is already there. The three build
+# nothing for a tool whose right version is already there. The four build
 # at the same time, each reporting every 30 seconds while it compiles: from a
-# cold Go cache cosign alone is most of 15-20 minutes on two cores (oras and
-# crane a few minutes each); later runs find them and take no time. The tests
+# cold Go cache each cosign is most of 15-20 minutes on two cores (the two
+# share most dependencies; oras and crane a few minutes each); later runs
+# find them and take no time. The tests
 # find the tools at $ADDONPACK_TOOLS/bin/<tool> or on PATH. (skopeo comes from
 # Debian: scripts/ensure-tools.sh.)
 set -euo pipefail
 
 COSIGN_VERSION="${COSIGN_VERSION:-v2.6.5}"
+# v3.1.3's go.mod asks for go 1.26.0, so it builds with the project's Go.
+COSIGN3_VERSION="${COSIGN3_VERSION:-v3.1.3}"
 ORAS_VERSION="${ORAS_VERSION:-v1.3.6}"
 CRANE_VERSION="${CRANE_VERSION:-v0.22.1}"
 TOOLS="${ADDONPACK_TOOLS:-$HOME/.cache/addonpack-tools}"
@@ -24,15 +30,18 @@ mkdir -p "$BIN"
 # version in their build info.
 have_version() {
   [ -x "$BIN/$1" ] || return 1
-  if [ "$1" = cosign ] && "$BIN/cosign" version 2>/dev/null | grep -q "GitVersion:.*${3#v}"; then
+  if [ "${1#cosign}" != "$1" ] && "$BIN/$1" version 2>/dev/null | grep -q "GitVersion:.*${3#v}"; then
     return 0 # a release binary
   fi
   go version -m "$BIN/$1" 2>/dev/null | grep -q "[[:space:]]mod[[:space:]]*$2[[:space:]]*$3\([[:space:]]\|$\)"
 }
 
-# install NAME MODULE PACKAGE VERSION
+# install NAME MODULE PACKAGE VERSION: go install names the binary after the
+# package's directory (cosign for both majors), so it is built into a
+# directory of its own and moved to NAME.
 install() {
   local name=$1 module=$2 pkg=$3 version=$4
+  local gobin="$TOOLS/build-$name"
   if have_version "$name" "$module" "$version"; then
     echo "install-peers: $name $version present at $BIN/$name" >&2
     return
@@ -40,7 +49,8 @@ install() {
   echo "install-peers: building $name $version ($pkg) into $BIN" >&2
   local start=$SECONDS
   # Outside the module so the project's go.mod is neither read nor changed.
-  (cd "$TOOLS" && GOBIN="$BIN" GOFLAGS=-mod=mod GO111MODULE=on go install "$pkg@$version") &
+  (cd "$TOOLS" && rm -rf "$gobin" && GOBIN="$gobin" GOFLAGS=-mod=mod GO111MODULE=on go install "$pkg@$version" &&
+    mv -f "$gobin/${pkg##*/}" "$BIN/$name" && rm -rf "$gobin") &
   local pid=$!
   while ! wait_quietly "$pid" 30; do
     echo "install-peers: still building $name $version ($((SECONDS - start))s so far)" >&2
@@ -60,10 +70,11 @@ wait_quietly() {
   ! kill -0 "$1" 2>/dev/null
 }
 
-# All three at once: the Go toolchain shares its module and build caches
+# All four at once: the Go toolchain shares its module and build caches
 # safely between concurrent builds.
 pids=()
 install cosign github.com/sigstore/cosign/v2 github.com/sigstore/cosign/v2/cmd/cosign "$COSIGN_VERSION" & pids+=($!)
+install cosign3 github.com/sigstore/cosign/v3 github.com/sigstore/cosign/v3/cmd/cosign "$COSIGN3_VERSION" & pids+=($!)
 install oras oras.land/oras oras.land/oras/cmd/oras "$ORAS_VERSION" & pids+=($!)
 install crane github.com/google/go-containerregistry github.com/google/go-containerregistry/cmd/crane "$CRANE_VERSION" & pids+=($!)
 status=0

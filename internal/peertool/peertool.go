@@ -1,7 +1,7 @@
-// Package peertool finds the real peer CLIs the interop tests run (cosign,
-// oras, crane, skopeo): $ADDONPACK_TOOLS/bin, ~/.cache/addonpack-tools/bin,
-// then PATH, where scripts/install-peers.sh and scripts/ensure-tools.sh put
-// them.
+// Package peertool finds the real peer CLIs the interop tests run (cosign
+// v2, cosign3 — the cosign v3 CLI under its own name —, oras, crane,
+// skopeo): $ADDONPACK_TOOLS/bin, ~/.cache/addonpack-tools/bin, then PATH,
+// where scripts/install-peers.sh and scripts/ensure-tools.sh put them.
 package peertool
 
 import (
@@ -10,6 +10,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+)
+
+// The two cosign CLIs, by the names install-peers.sh gives them: both
+// majors build a binary called cosign, so v3 is renamed.
+const (
+	Cosign2 = "cosign"  // v2.6.x: classic tags by default, bundles with --new-bundle-format
+	Cosign3 = "cosign3" // v3.1.x: Sigstore bundle referrers by default
 )
 
 // RequireEnv, set to 1 (make test sets it), turns a missing peer into a
@@ -26,7 +33,7 @@ func Path(tb testing.TB, name string) string {
 		return p
 	}
 	msg := "the " + name + " binary is not installed: run scripts/install-peers.sh and scripts/ensure-tools.sh " +
-		"(make test does) to install cosign, oras, crane into $ADDONPACK_TOOLS/bin and skopeo from Debian"
+		"(make test does) to install cosign, cosign3, oras, crane into $ADDONPACK_TOOLS/bin and skopeo from Debian"
 	if os.Getenv(RequireEnv) == "1" {
 		tb.Fatalf("%s is required (%s=1): %s", name, RequireEnv, msg)
 	}

@@ -24,6 +24,13 @@ func TestFind(t *testing.T) {
 	}
 	write("peer", 0o755)
 	write("notexec", 0o644)
+	write(Cosign3, 0o755)
+	if got, want := Find(Cosign3), filepath.Join(bin, Cosign3); got != want {
+		t.Errorf("Find(%s) = %q, want %q", Cosign3, got, want)
+	}
+	if got := Find(Cosign2); got != "" {
+		t.Errorf("Find(%s) = %q: cosign3 must not stand in for the v2 CLI", Cosign2, got)
+	}
 	if got, want := Find("peer"), filepath.Join(bin, "peer"); got != want {
 		t.Errorf("Find(peer) = %q, want %q", got, want)
 	}
