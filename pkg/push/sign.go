@@ -34,7 +34,8 @@ type SignOptions struct {
 	// builds, so a refused identity token leaves nothing behind. Format
 	// must then be "" or sign.FormatBundle.
 	Keyless *sign.Keyless
-	// Format is the storage scheme; "" is sign.FormatClassic.
+	// Format is the storage scheme; "" is sign.FormatClassic (the CLI
+	// passes sign.FormatBundle, its default).
 	Format sign.Format
 	// Annotations are signed into the signature payload.
 	Annotations map[string]string
@@ -97,9 +98,9 @@ func signAndAttest(ctx context.Context, c *registry.Client, src string, ref regi
 	attest := func() (*sign.Result, error) { return sign.Attest(ctx, t, o.root, so.Signer, raw, sopts) }
 
 	// Classic signatures and attestations live under two tags of their
-	// own: store both at once. Bundles may share the referrers index tag
-	// (registries without the referrers API), which is read, changed and
-	// written back: one at a time.
+	// own: store both at once. Bundles (FormatBundle, FormatBoth) may share
+	// the referrers index tag (registries without the referrers API), which
+	// is read, changed and written back: one at a time.
 	var att *sign.Result
 	var attErr error
 	format, _ := sign.ParseFormat(string(so.Format)) // checked by SignOptions.check

@@ -22,19 +22,26 @@ type Format string
 const (
 	// FormatClassic is cosign's tag scheme (sha256-<hex>.sig / .att).
 	FormatClassic Format = "classic"
-	// FormatBundle is a Sigstore bundle v0.3 stored as an OCI referrer.
+	// FormatBundle is a Sigstore bundle v0.3 stored as an OCI referrer, as
+	// cosign v3 stores it by default.
 	FormatBundle Format = "bundle"
+	// FormatBoth stores the classic tag and the bundle referrer, for
+	// consumers on both sides of the change (cosign v2 without
+	// --new-bundle-format reads only the first, cosign v3 prefers the second).
+	FormatBoth Format = "both"
 )
 
-// ParseFormat parses a --signature-format value; "" is FormatClassic.
+// ParseFormat parses a --signature-format value; "" is FormatClassic, the
+// library's zero value since before bundles (the CLI's default is
+// FormatBundle: it passes its flag's value).
 func ParseFormat(s string) (Format, error) {
 	switch Format(s) {
 	case "", FormatClassic:
 		return FormatClassic, nil
-	case FormatBundle:
-		return FormatBundle, nil
+	case FormatBundle, FormatBoth:
+		return Format(s), nil
 	}
-	return "", fmt.Errorf("%w: signature format %q: want %q or %q", ErrSign, s, FormatClassic, FormatBundle)
+	return "", fmt.Errorf("%w: signature format %q: want %q, %q or %q", ErrSign, s, FormatBundle, FormatClassic, FormatBoth)
 }
 
 // ErrSign reports a signature or attestation that could not be made.
@@ -47,7 +54,8 @@ type Target = registry.Target
 
 // Options tune Sign and Attest.
 type Options struct {
-	// Format selects the storage scheme; "" is FormatClassic.
+	// Format selects the storage scheme; "" is FormatClassic. With
+	// FormatBoth the classic signature is stored first, then the bundle.
 	Format Format
 	// Annotations are signed into the signature payload ("optional" of the
 	// simple-signing payload; the predicate of a bundle signature).
@@ -70,8 +78,10 @@ type Result struct {
 	Issuer        string `json:"issuer,omitempty"`
 	PredicateType string `json:"predicateType,omitempty"`
 	// Location is the tag ("repo:sha256-<hex>.sig") or the referrer
-	// ("repo@sha256:…") holding it.
+	// ("repo@sha256:…") holding it; with FormatBoth, the referrer.
 	Location string `json:"location"`
+	// ClassicLocation is the classic tag of a FormatBoth signature.
+	ClassicLocation string `json:"classicLocation,omitempty"`
 	// Unchanged is true when an identical signature was already there.
 	Unchanged bool `json:"unchanged,omitempty"`
 }
@@ -93,6 +103,9 @@ func Sign(ctx context.Context, t Target, subject ocispec.Descriptor, s *keys.Sig
 		res, err = signClassic(ctx, t, subject, s, opts)
 	case FormatBundle:
 		res, err = signBundle(ctx, t, subject, s, opts)
+	case FormatBoth:
+		res, err = both(func() (*Result, error) { return signClassic(ctx, t, subject, s, opts) },
+			func() (*Result, error) { return signBundle(ctx, t, subject, s, opts) })
 	default:
 		_, err = ParseFormat(string(opts.Format))
 	}
@@ -124,6 +137,9 @@ func Attest(ctx context.Context, t Target, subject ocispec.Descriptor, s *keys.S
 		res, err = attestClassic(ctx, t, subject, s, statement, st.PredicateType)
 	case FormatBundle:
 		res, err = attestBundle(ctx, t, subject, s, statement, st.PredicateType)
+	case FormatBoth:
+		res, err = both(func() (*Result, error) { return attestClassic(ctx, t, subject, s, statement, st.PredicateType) },
+			func() (*Result, error) { return attestBundle(ctx, t, subject, s, statement, st.PredicateType) })
 	default:
 		_, err = ParseFormat(string(opts.Format))
 	}
@@ -131,6 +147,22 @@ func Attest(ctx context.Context, t Target, subject ocispec.Descriptor, s *keys.S
 		return nil, fmt.Errorf("attest %s (%s) with key %s: %w", t.Ref.WithDigest(subject.Digest), st.PredicateType, keys.ShortID(s.ID()), err)
 	}
 	return res, nil
+}
+
+// both stores the classic form, then the bundle: a failure of either fails
+// the whole (what was stored stays, as with any partial push).
+func both(classic, bundle func() (*Result, error)) (*Result, error) {
+	c, err := classic()
+	if err != nil {
+		return nil, err
+	}
+	b, err := bundle()
+	if err != nil {
+		return nil, err
+	}
+	b.Format, b.ClassicLocation = FormatBoth, c.Location
+	b.Unchanged = b.Unchanged && c.Unchanged
+	return b, nil
 }
 
 func check(t Target, subject ocispec.Descriptor, s *keys.Signer, opts Options) error {
