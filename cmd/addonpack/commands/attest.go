@@ -40,8 +40,8 @@ func newAttest(g *globals) *cobra.Command {
 		Short: "Attach a signed in-toto attestation (an SBOM, a test report, …) to an artifact",
 		Long: `attest resolves REF once, wraps the JSON predicate in FILE in an in-toto Statement v1 whose
 subject is the manifest digest, signs it as a DSSE envelope with KEY and stores it the way
-'cosign attest' does (sha256-<hex>.att), or as a Sigstore bundle referrer with
---signature-format bundle. TYPE is a predicate type URI or one of cosign's short names:
+cosign v3's 'cosign attest' does, as a Sigstore bundle referrer (--signature-format classic:
+cosign v2's sha256-<hex>.att tag; both: the two). TYPE is a predicate type URI or one of cosign's short names:
 slsaprovenance1, slsaprovenance, spdx, spdxjson, cyclonedx, link, vuln, openvex, custom.
 An earlier attestation of the same type by the same key is replaced.
 With --keyless (see 'addonpack sign --help') the attestation is signed with a Fulcio

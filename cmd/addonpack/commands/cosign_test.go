@@ -64,7 +64,10 @@ func TestCosignInterop(t *testing.T) {
 
 			t.Run("cosign verifies addonpack's signature and provenance", func(t *testing.T) {
 				ref := host + "/addons/hello:0.1.0"
-				p := run(t, signEnv, "push", src, ref, "--key", apKey+".key")
+				// cosign v2 without --new-bundle-format reads the classic
+				// tags: what a consumer on cosign <= 2.x asks the publisher
+				// for (internal/interop's matrix covers bundles).
+				p := run(t, signEnv, "push", src, ref, "--key", apKey+".key", "--signature-format", "classic")
 				if p.code != 0 {
 					t.Fatalf("push --key: %+v", p)
 				}
@@ -76,7 +79,7 @@ func TestCosignInterop(t *testing.T) {
 					t.Fatalf("verify-attestation printed %q", out)
 				}
 				// A cosign-generated key signs in addonpack, and cosign verifies it too.
-				if r := run(t, signEnv, "sign", ref, "--key", cosignKey+".key"); r.code != 0 {
+				if r := run(t, signEnv, "sign", ref, "--key", cosignKey+".key", "--signature-format", "classic"); r.code != 0 {
 					t.Fatalf("addonpack sign with a cosign key: %+v", r)
 				}
 				cosign(t, bin, home, "verify", "--key", cosignKey+".pub", "--insecure-ignore-tlog", "--allow-insecure-registry", pinned)

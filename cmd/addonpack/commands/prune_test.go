@@ -33,7 +33,8 @@ func pushVersions(t *testing.T, host string, versions ...string) string {
 			t.Fatal(err)
 		}
 		os.WriteFile(filepath.Join(src, "addon.yaml"), a, 0o644)
-		if r := run(t, signEnv, "push", src, host+"/addons/hello:"+v, "--key", key+".key"); r.code != 0 {
+		// The classic tags: prune keeps and deletes cosign v2's .sig/.att tags here.
+		if r := run(t, signEnv, "push", src, host+"/addons/hello:"+v, "--key", key+".key", "--signature-format", "classic"); r.code != 0 {
 			t.Fatalf("push %s: %+v", v, r)
 		}
 	}

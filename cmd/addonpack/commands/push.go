@@ -170,7 +170,8 @@ Registries on loopback (localhost, 127.0.0.0/8, [::1]) are reached over plain HT
 unless they speak TLS; any other registry needs HTTPS or --plain-http.
 
 With --key, the pushed digest is then signed and a SLSA v1 provenance attestation is
-attached, in the same process (see 'addonpack sign' and specs/provenance.md). The builder id
+attached, in the same process (see 'addonpack sign' and specs/provenance.md), as Sigstore
+bundle referrers unless --signature-format says classic or both. The builder id
 is --builder-id, else derived from CI (GitHub Actions' workflow ref, GitLab CI), else
 addonpack's local builder id. With --keyless instead of --key, both are signed keyless and
 stored as Sigstore bundle referrers (see 'addonpack sign --help'); the Fulcio certificate is

@@ -28,8 +28,8 @@ type signFlags struct {
 
 func (s *signFlags) add(cmd *cobra.Command, keyHelp string) {
 	cmd.Flags().StringVar(&s.key, "key", "", keyHelp)
-	cmd.Flags().StringVar(&s.format, "signature-format", string(sign.FormatClassic),
-		`where signatures and attestations go: "classic" (cosign's sha256-<hex>.sig/.att tags, any registry) or "bundle" (Sigstore bundle v0.3 as an OCI referrer)`)
+	cmd.Flags().StringVar(&s.format, "signature-format", string(sign.FormatBundle),
+		`where signatures and attestations go: "bundle" (a Sigstore bundle v0.3 OCI referrer, as cosign v3 writes), "classic" (cosign v2's sha256-<hex>.sig/.att tags, for cosign <= 2.x without --new-bundle-format) or "both"`)
 	s.keyless.add(cmd)
 }
 
@@ -94,9 +94,10 @@ func newSign(g *globals) *cobra.Command {
 env://VAR (the PEM in a variable), or a KMS URI (awskms://, gcpkms://, azurekms://,
 hashivault://). The password of an encrypted key comes from $COSIGN_PASSWORD or a prompt.
 
-By default the signature is stored the way 'cosign sign' stores it (a simple-signing payload
-in the sha256-<hex>.sig tag), which every registry supports and 'cosign verify' reads.
---signature-format bundle stores a Sigstore bundle as an OCI 1.1 referrer instead.
+By default the signature is stored the way cosign v3's 'cosign sign' stores it: a Sigstore
+bundle v0.3 as an OCI 1.1 referrer (through the referrers tag schema on registries without
+the referrers API). --signature-format classic stores cosign v2's simple-signing payload in
+the sha256-<hex>.sig tag instead, for verifiers that read only that; both stores the two.
 
 --keyless signs without a key, as 'cosign sign' does in CI: an ephemeral key, a Fulcio
 certificate binding it to your OIDC identity (--identity-token TOKEN or @FILE; in a GitHub
@@ -105,7 +106,7 @@ Rekor, all in a Sigstore bundle referrer that 'cosign verify --new-bundle-format
 'addonpack verify --trusted-root' read. --fulcio-url, --rekor-url and --timestamp-server-url
 default to Sigstore's public-good services (--timestamp-server-url "" for no timestamp).`,
 		Example: `  COSIGN_PASSWORD=secret addonpack sign localhost:5000/addons/hello:0.1.0 --key release.key
-  COSIGN_PASSWORD=secret addonpack sign localhost:5000/addons/hello:0.1.0 --key release.key -a team=dns --signature-format bundle`,
+  COSIGN_PASSWORD=secret addonpack sign localhost:5000/addons/hello:0.1.0 --key release.key -a team=dns --signature-format both`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
