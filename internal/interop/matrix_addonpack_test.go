@@ -1,0 +1,116 @@
+package interop_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/addonpack/addonpack/internal/testsigstore"
+)
+
+// addonpackSigns: `addonpack push` signs and attests (SLSA v1) in each
+// storage scheme, key and keyless; cosign v3, cosign v2 and addonpack
+// verify the signature and the attestation.
+func addonpackSigns(t *testing.T, m *matrix, reg, host string, f *sigstoreFixture, cosign3, cosign2 string) {
+	for _, c := range []struct {
+		storage string
+		keyless bool
+	}{{"bundle", false}, {"classic", false}, {"both", false}, {"bundle", true}} {
+		auth := "key"
+		if c.keyless {
+			auth = "keyless"
+		}
+		t.Run(auth+"/"+c.storage, func(t *testing.T) {
+			src := filepath.Join(t.TempDir(), "hello")
+			must(t, nil, "init", src)
+			ref := host + "/" + auth + "-" + c.storage + "/hello:0.1.0"
+			args := []string{"push", src, ref}
+			switch {
+			case c.keyless:
+				// The default storage: no --signature-format.
+				args = append(args, "--keyless", "--identity-token", "@"+f.tokenFile(t),
+					"--fulcio-url", f.srv.Fulcio.URL, "--rekor-url", f.srv.Rekor.URL, "--timestamp-server-url", f.srv.TSA.URL)
+			case c.storage == "bundle":
+				args = append(args, "--key", f.key) // the default storage
+			default:
+				args = append(args, "--key", f.key, "--signature-format", c.storage)
+			}
+			pinned := strings.TrimSpace(must(t, signEnv, args...))
+			digest := pinned[strings.Index(pinned, "@")+1:]
+			signer := "addonpack " + auth
+			for _, v := range []struct {
+				name, bin string
+				flags     []string
+			}{
+				{"cosign v3.1.3", cosign3, cosign3Flags(f, c.storage, c.keyless)},
+				{"cosign v2.6.5", cosign2, cosign2Flags(f, c.storage, c.keyless)},
+			} {
+				for _, verb := range [][]string{{"verify"}, {"verify-attestation", "--type", "slsaprovenance1"}} {
+					a := append(append(append([]string{}, verb...), v.flags...), "--allow-insecure-registry", pinned)
+					if out := peer(t, v.bin, nil, a...); !claims(out, digest) {
+						t.Fatalf("%s %s printed no claim about %s:\n%s", v.name, strings.Join(a, " "), digest, out)
+					}
+				}
+				m.add(reg, signer, c.storage, v.name, "`"+strings.Join(displayFlags(f, v.flags), " ")+"`")
+			}
+			verify := []string{"verify", pinned, "--require-provenance", "--key", f.pub}
+			if c.keyless {
+				verify = []string{"verify", pinned, "--require-provenance", "--policy", keylessPolicy(t, f.root, f.id)}
+			}
+			must(t, nil, verify...)
+			m.add(reg, signer, c.storage, "addonpack", "`"+strings.Join(displayFlags(f, verify[2:]), " ")+"`")
+		})
+	}
+}
+
+// cosign3Flags are the flags cosign v3.1.3 needs to verify what addonpack
+// stored (besides --allow-insecure-registry for the plain-HTTP test
+// registries): it reads bundles by default and falls back to the classic
+// tags when there is none. A key signature has no log entry:
+// --insecure-ignore-tlog, which also spares cosign the public-good trusted
+// root (fetched through TUF otherwise).
+func cosign3Flags(f *sigstoreFixture, _ string, keyless bool) []string {
+	if keyless {
+		return append([]string{"--trusted-root", f.root}, f.identityFlags()...)
+	}
+	return []string{"--key", f.pub, "--insecure-ignore-tlog"}
+}
+
+// cosign2Flags are cosign v2.6.5's. It finds bundle referrers whatever
+// --new-bundle-format says and, when there is one, reads only bundles and
+// requires a trusted root (an empty one for keys), even when the classic
+// tags are there too (format both): the classic tags alone are what it
+// reads without one.
+func cosign2Flags(f *sigstoreFixture, storage string, keyless bool) []string {
+	if keyless {
+		return append([]string{"--trusted-root", f.root}, f.identityFlags()...)
+	}
+	fl := []string{"--key", f.pub, "--insecure-ignore-tlog"}
+	if storage != "classic" {
+		fl = append(fl, "--trusted-root", f.emptyRoot)
+	}
+	return fl
+}
+
+// displayFlags names the fixture's files as the README does.
+func displayFlags(f *sigstoreFixture, flags []string) []string {
+	out := make([]string, len(flags))
+	for i, a := range flags {
+		switch {
+		case a == f.pub:
+			a = "release.pub"
+		case a == f.emptyRoot:
+			a = "empty_root.json"
+		case a == f.root:
+			a = "trusted_root.json"
+		case strings.HasSuffix(a, "policy.yaml"):
+			a = "policy.yaml"
+		case a == f.id.URI:
+			a = "IDENTITY"
+		case a == testsigstore.GitHubActionsIssuer:
+			a = "ISSUER"
+		}
+		out[i] = a
+	}
+	return out
+}
