@@ -53,6 +53,9 @@ func addonpackSigns(t *testing.T, m *matrix, reg, host string, f *sigstoreFixtur
 				}
 				m.add(reg, signer, c.storage, v.name, "`"+strings.Join(displayFlags(f, v.flags), " ")+"`")
 			}
+			if !c.keyless && c.storage != "both" {
+				annotated(t, f, pinned, c.storage, cosign3, cosign2)
+			}
 			verify := []string{"verify", pinned, "--require-provenance", "--key", f.pub}
 			if c.keyless {
 				verify = []string{"verify", pinned, "--require-provenance", "--policy", keylessPolicy(t, f.root, f.id)}
@@ -60,6 +63,28 @@ func addonpackSigns(t *testing.T, m *matrix, reg, host string, f *sigstoreFixtur
 			must(t, nil, verify...)
 			m.add(reg, signer, c.storage, "addonpack", "`"+strings.Join(displayFlags(f, verify[2:]), " ")+"`")
 		})
+	}
+}
+
+// annotated: `addonpack sign -a team=dns` in storage; cosign v3 (and v2 on
+// the classic tag) verifies with -a team=dns and refuses -a team=web. A
+// bundle signature's annotations are on its statement's subject, where
+// cosign v3 looks (cosign v2.6.5 checks no annotations of a bundle).
+func annotated(t *testing.T, f *sigstoreFixture, pinned, storage, cosign3, cosign2 string) {
+	t.Helper()
+	must(t, signEnv, "sign", pinned, "--key", f.key, "-a", "team=dns", "--signature-format", storage)
+	bins := map[string]string{"cosign v3.1.3": cosign3}
+	if storage == "classic" {
+		bins["cosign v2.6.5"] = cosign2
+	}
+	for name, bin := range bins {
+		a := append(cosign3Flags(f, storage, false), "--allow-insecure-registry", pinned)
+		if out := peer(t, bin, nil, append([]string{"verify", "-a", "team=dns"}, a...)...); !claims(out, pinned[strings.Index(pinned, "@")+1:]) {
+			t.Fatalf("%s verify -a team=dns printed no claim:\n%s", name, out)
+		}
+		if out := peerFails(t, bin, nil, append([]string{"verify", "-a", "team=web"}, a...)...); !strings.Contains(out, "missing or incorrect annotation") {
+			t.Fatalf("%s verify -a team=web refused for another reason:\n%s", name, out)
+		}
 	}
 }
 

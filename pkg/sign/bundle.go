@@ -47,27 +47,34 @@ func signBundle(ctx context.Context, t Target, subject ocispec.Descriptor, s *ke
 	return res, nil
 }
 
-// signStatement is the in-toto statement a bundle signature signs: subject's
-// digest, cosign's sign predicate type, the annotations as its predicate.
+// signStatement is the in-toto statement a bundle signature signs, as
+// cosign v3's `cosign sign` makes it: subject's digest, cosign's sign
+// predicate type, an empty predicate, and the annotations (-a) on the
+// subject, where `cosign verify -a` looks for them. (Before, they went in
+// the predicate, which cosign v3 does not read, so `cosign verify -a`
+// refused them; cosign v2.6.5 checks no annotations of a bundle.) The
+// subject also has the repository as its name, which cosign ignores.
 func signStatement(t Target, subject ocispec.Descriptor, opts Options) ([]byte, error) {
-	st := &intoto.Statement{
-		Type: intoto.StatementTypeUri,
-		Subject: []*intoto.ResourceDescriptor{{
-			Name:   t.Ref.Repo(),
-			Digest: map[string]string{subject.Digest.Algorithm().String(): subject.Digest.Encoded()},
-		}},
-		PredicateType: CosignSignPredicateType,
+	desc := &intoto.ResourceDescriptor{
+		Name:   t.Ref.Repo(),
+		Digest: map[string]string{subject.Digest.Algorithm().String(): subject.Digest.Encoded()},
 	}
 	if len(opts.Annotations) > 0 {
 		m := map[string]any{}
 		for k, v := range opts.Annotations {
 			m[k] = v
 		}
-		pred, err := structpb.NewStruct(map[string]any{"annotations": m})
+		ann, err := structpb.NewStruct(m)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrSign, err)
 		}
-		st.Predicate = pred
+		desc.Annotations = ann
+	}
+	st := &intoto.Statement{
+		Type:          intoto.StatementTypeUri,
+		Subject:       []*intoto.ResourceDescriptor{desc},
+		PredicateType: CosignSignPredicateType,
+		Predicate:     &structpb.Struct{},
 	}
 	stmt, err := protojson.Marshal(st)
 	if err != nil {

@@ -58,7 +58,8 @@ type Options struct {
 	// FormatBoth the classic signature is stored first, then the bundle.
 	Format Format
 	// Annotations are signed into the signature payload ("optional" of the
-	// simple-signing payload; the predicate of a bundle signature).
+	// simple-signing payload; the subject's annotations in a bundle
+	// signature's statement, where cosign v3 puts and checks them).
 	Annotations map[string]string
 	// Keyless, when set, signs with its ephemeral key and Fulcio
 	// certificate instead of a key (the signer argument must be nil); the
