@@ -12,7 +12,8 @@
 # at the same time, each reporting every 30 seconds while it compiles: from a
 # cold Go cache each cosign is most of 15-20 minutes on two cores (the two
 # share most dependencies; oras and crane a few minutes each); later runs
-# find them and take no time. The tests
+# find them and take no time. A tool of the pinned version already on the
+# machine — in $ADDONPACK_PEERS_DIR or on PATH — is linked, not built. The tests
 # find the tools at $ADDONPACK_TOOLS/bin/<tool> or on PATH. (skopeo comes from
 # Debian: scripts/ensure-tools.sh.)
 set -euo pipefail
@@ -26,14 +27,39 @@ TOOLS="${ADDONPACK_TOOLS:-$HOME/.cache/addonpack-tools}"
 BIN="$TOOLS/bin"
 mkdir -p "$BIN"
 
-# have_version NAME MODULE VERSION: `go install` builds carry the module
+# is_version FILE NAME MODULE VERSION: FILE is that tool at that version:
+# a release binary says so itself; `go install` builds carry the module
 # version in their build info.
-have_version() {
-  [ -x "$BIN/$1" ] || return 1
-  if [ "${1#cosign}" != "$1" ] && "$BIN/$1" version 2>/dev/null | grep -q "GitVersion:.*${3#v}"; then
+is_version() {
+  [ -x "$1" ] || return 1
+  if [ "${2#cosign}" != "$2" ] && "$1" version 2>/dev/null | grep -q "GitVersion:.*${4#v}"; then
     return 0 # a release binary
   fi
-  go version -m "$BIN/$1" 2>/dev/null | grep -q "[[:space:]]mod[[:space:]]*$2[[:space:]]*$3\([[:space:]]\|$\)"
+  go version -m "$1" 2>/dev/null | grep -q "[[:space:]]mod[[:space:]]*$3[[:space:]]*$4\([[:space:]]\|$\)"
+}
+
+# have_version NAME MODULE VERSION: the tool is in $BIN at that version.
+have_version() { is_version "$BIN/$1" "$@"; }
+
+# reuse NAME MODULE VERSION: link into $BIN a tool of that version already
+# on the machine — in $ADDONPACK_PEERS_DIR, or on PATH (under NAME, or
+# cosign for cosign3) — instead of building it again.
+reuse() {
+  local name=$1 dir candidate
+  local names=("$name")
+  [ "$name" = cosign3 ] && names+=(cosign)
+  local IFS=:
+  for dir in ${ADDONPACK_PEERS_DIR:-} $PATH; do
+    for candidate in "${names[@]}"; do
+      [ -n "$dir" ] && [ "$dir/$candidate" != "$BIN/$name" ] || continue
+      if is_version "$dir/$candidate" "$@"; then
+        ln -sf "$dir/$candidate" "$BIN/$name"
+        echo "install-peers: $name $3 found at $dir/$candidate: linked, not built" >&2
+        return 0
+      fi
+    done
+  done
+  return 1
 }
 
 # install NAME MODULE PACKAGE VERSION: go install names the binary after the
@@ -44,6 +70,9 @@ install() {
   local gobin="$TOOLS/build-$name"
   if have_version "$name" "$module" "$version"; then
     echo "install-peers: $name $version present at $BIN/$name" >&2
+    return
+  fi
+  if reuse "$name" "$module" "$version"; then
     return
   fi
   echo "install-peers: building $name $version ($pkg) into $BIN" >&2
@@ -72,11 +101,13 @@ wait_quietly() {
 
 # All four at once: the Go toolchain shares its module and build caches
 # safely between concurrent builds.
+# ADDONPACK_PEERS narrows the tools to install (default: all four).
+wanted() { [ -z "${ADDONPACK_PEERS:-}" ] || [[ " $ADDONPACK_PEERS " == *" $1 "* ]]; }
 pids=()
-install cosign github.com/sigstore/cosign/v2 github.com/sigstore/cosign/v2/cmd/cosign "$COSIGN_VERSION" & pids+=($!)
-install cosign3 github.com/sigstore/cosign/v3 github.com/sigstore/cosign/v3/cmd/cosign "$COSIGN3_VERSION" & pids+=($!)
-install oras oras.land/oras oras.land/oras/cmd/oras "$ORAS_VERSION" & pids+=($!)
-install crane github.com/google/go-containerregistry github.com/google/go-containerregistry/cmd/crane "$CRANE_VERSION" & pids+=($!)
+wanted cosign && { install cosign github.com/sigstore/cosign/v2 github.com/sigstore/cosign/v2/cmd/cosign "$COSIGN_VERSION" & pids+=($!); }
+wanted cosign3 && { install cosign3 github.com/sigstore/cosign/v3 github.com/sigstore/cosign/v3/cmd/cosign "$COSIGN3_VERSION" & pids+=($!); }
+wanted oras && { install oras oras.land/oras oras.land/oras/cmd/oras "$ORAS_VERSION" & pids+=($!); }
+wanted crane && { install crane github.com/google/go-containerregistry github.com/google/go-containerregistry/cmd/crane "$CRANE_VERSION" & pids+=($!); }
 status=0
 for p in "${pids[@]}"; do wait "$p" || status=1; done
 exit $status
