@@ -74,7 +74,7 @@ func TestRefusals(t *testing.T) {
 		{"kustomization does not build", write("service.yaml", "apiVersion: v1\nkind: Service\nmetadata: [not, a, map]\n"),
 			[]string{"kustomize build failed"}, build.ErrRender},
 		{"kustomization names a missing file", replace("kustomization.yaml", "  - service.yaml", "  - services.yaml"),
-			[]string{"kustomization.yaml", "resources[3]", "services.yaml"}, render.ErrRemoteResource},
+			[]string{"kustomization.yaml", "resources[3]", "services.yaml"}, render.ErrMissingFile},
 		{"remote base", replace("kustomization.yaml", "  - service.yaml", "  - github.com/kubernetes-sigs/kustomize//examples/helloWorld?ref=v1.0.6"),
 			[]string{"kustomization.yaml: resources[3]", "github.com/kubernetes-sigs/kustomize"}, render.ErrRemoteResource},
 		{"helm chart", write("kustomization.yaml", "resources: [service.yaml]\nhelmCharts:\n  - name: x\n    repo: https://charts.example.com\n"),

@@ -23,6 +23,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/layout"
 	"github.com/addonpack/addonpack/pkg/provenance"
 	"github.com/addonpack/addonpack/pkg/prune"
+	"github.com/addonpack/addonpack/pkg/push"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/relocate"
 	"github.com/addonpack/addonpack/pkg/render"
@@ -75,6 +76,7 @@ var sentinels = map[string]error{
 	"prune.ErrChanged":              prune.ErrChanged,
 	"prune.ErrIndex":                prune.ErrIndex,
 	"prune.ErrOptions":              prune.ErrOptions,
+	"push.ErrUnresolvedImage":       push.ErrUnresolvedImage,
 	"prune.ErrPins":                 prune.ErrPins,
 	"prune.ErrUntagRemoved":         prune.ErrUntagRemoved,
 	"prune.ErrTooMany":              prune.ErrTooMany,
