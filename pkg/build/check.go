@@ -27,13 +27,8 @@ func (s *source) renderCheck(ctx context.Context, in render.Input, profiles []pr
 	}
 	c := s.addon.Spec.Config
 	if c != nil && len(in.Config) > 0 {
-		// What kubectl apply -k, Flux and Argo CD run: a plain kustomize
-		// build of the packed tree, with nothing wired in.
-		if _, err := render.Check(ctx, render.Input{Files: in.Files, Root: in.Root}); err != nil {
-			return nil, fmt.Errorf("%s: %w: the package does not build standalone, as kubectl apply -k, Flux and Argo CD build it "+
-				"(a plain kustomize build, without addonpack wiring in %s): list %s in the kustomization's resources, "+
-				"annotated config.kubernetes.io/local-config: \"true\", inside the kustomization root: %w",
-				where, ErrRender, defaultsName(c.Defaults), defaultsName(c.Defaults), err)
+		if err := s.checkPlain(ctx, in); err != nil {
+			return nil, err
 		}
 	}
 	if len(profiles) > 0 {
@@ -127,4 +122,24 @@ func defaultsName(path string) string {
 		return "the defaults object"
 	}
 	return path
+}
+
+// checkPlain makes sure the package builds standalone: what kubectl apply
+// -k, Flux and Argo CD run, a plain kustomize build of the packed tree with
+// nothing wired in. It is skipped when the render check just run (in) was
+// that build already (render.PlainEquivalent: the packed defaults are
+// listed, complete and enable no component), so that a package pays one
+// kustomize run, not two, for the same tree.
+func (s *source) checkPlain(ctx context.Context, in render.Input) error {
+	if same, err := render.PlainEquivalent(in); err == nil && same {
+		return nil
+	}
+	c := s.addon.Spec.Config
+	if _, err := render.Check(ctx, render.Input{Files: in.Files, Root: in.Root}); err != nil {
+		return fmt.Errorf("%s: %w: the package does not build standalone, as kubectl apply -k, Flux and Argo CD build it "+
+			"(a plain kustomize build, without addonpack wiring in %s): list %s in the kustomization's resources, "+
+			"annotated config.kubernetes.io/local-config: \"true\", inside the kustomization root: %w",
+			s.displayPath(s.addon.KustomizeRoot()), ErrRender, defaultsName(c.Defaults), defaultsName(c.Defaults), err)
+	}
+	return nil
 }
