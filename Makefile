@@ -32,6 +32,7 @@ FUZZ_TARGETS := \
 	./pkg/render:FuzzBuild \
 	./pkg/render:FuzzPlainJSON \
 	./pkg/render:FuzzScanYAML \
+	./pkg/render:FuzzMayAlias \
 	./pkg/verify:FuzzParsePolicy \
 	./pkg/consume:FuzzParseArg \
 	./pkg/prune:FuzzDigestList \

@@ -86,13 +86,14 @@ func readScanned(files fs.FS, p string) ([]byte, error) {
 }
 
 // mayNest reports whether data could hold an alias or nest deeper than
-// MaxYAMLDepth, so that most files need no parse. An alias needs a '*'.
-// Each level of nesting needs a bracket, or in block style a column of
-// indentation or a "-", "?" or ":" indicator on its line (a mapping and
-// the sequence it holds may share one column, hence the half).
+// MaxYAMLDepth, so that most files need no parse. An alias needs a '*' where
+// a token may start (mayAlias). Each level of nesting needs a bracket, or in
+// block style a column of indentation or a "-", "?" or ":" indicator on its
+// line (a mapping and the sequence it holds may share one column, hence the
+// half).
 func mayNest(data []byte) bool {
 	const half = MaxYAMLDepth / 2
-	if bytes.IndexByte(data, '*') >= 0 {
+	if mayAlias(data) {
 		return true
 	}
 	brackets, col := 0, 0
@@ -109,6 +110,34 @@ func mayNest(data []byte) bool {
 		case '\n', '\r':
 			col = 0
 		}
+	}
+	return false
+}
+
+// mayAlias reports whether data could hold an alias: a '*' where the YAML
+// scanner may start a token — first in the data, or after white space, a
+// line break (any byte from 0x80 up, for the Unicode breaks and the byte
+// order mark), '[', '{', ',' or ':' (a flow entry, a value after a JSON-like
+// key). Any other '*' is inside a scalar, such as the [a-z0-9]* of the
+// patterns CRD schemas are full of, or follows a token that no node may
+// follow directly (a closing bracket or quote, an anchor), where the parse
+// fails and nothing is expanded. Without this a file with one pattern paid a
+// full YAML parse before kustomize parsed it again. FuzzMayAlias checks that
+// no document it rules out decodes with an alias.
+func mayAlias(data []byte) bool {
+	for i := bytes.IndexByte(data, '*'); i >= 0; {
+		if i == 0 {
+			return true
+		}
+		switch b := data[i-1]; {
+		case b == ' ', b == '\t', b == '\n', b == '\r', b == '[', b == '{', b == ',', b == ':', b >= 0x80:
+			return true
+		}
+		next := bytes.IndexByte(data[i+1:], '*')
+		if next < 0 {
+			return false
+		}
+		i += 1 + next
 	}
 	return false
 }

@@ -157,6 +157,17 @@ func TestMayNest(t *testing.T) {
 		{strings.Repeat(" ", MaxYAMLDepth/2+1) + "a: 1\n", true},
 		{strings.Repeat("- ", MaxYAMLDepth/4+1) + "x\n", true},
 		{strings.Repeat("a: b\n", 10000), false},
+		// A '*' where a token may start could be an alias.
+		{"*b\n", true},
+		{"a:\t*b\n", true},
+		{"a: [c,*b]\n", true},
+		{"a: {\"c\":*b}\n", true},
+		{"a: {c: [*b]}\n", true},
+		{"a: |\n  x\n\u2028*b\n", true},
+		// Inside a scalar it cannot: CRD patterns, globs, math.
+		{"pattern: ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$\n", false},
+		{"pattern: '^(\\*|[a-z]+)$'\n", false},
+		{"description: a.*b, 2*3, x**y\n", false},
 	} {
 		if got := mayNest([]byte(tt.in)); got != tt.want {
 			t.Errorf("mayNest(%.40q) = %v, want %v", tt.in, got, tt.want)

@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -100,6 +101,39 @@ func FuzzScanYAML(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzMayAlias checks mayAlias on arbitrary input: when it says a file
+// holds no alias, no document of it that parses holds one.
+func FuzzMayAlias(f *testing.F) {
+	for _, s := range []string{"a: &x 1\nb: *x\n", "*x\n", "a: &x 1\nb: [c,*x]\n", "a: &x 1\nb: [\"c\":*x]\n", "a: &x 1\n--- *x\n",
+		"a: &x 1\nb:\t*x\n", "\ufeff*x\n", "a: &x 1\nb: [x]*x\n", "a: &x 1\nb: \"q\"*x\n", "a: &x 1\nb: 'q'*x\n", "a: &x 1\nb: {c: d}*x\n",
+		"a: &x 1\nb: &y*x\n", "a: &x 1\nb: !t*x\n", "pattern: ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$\n", "a: &x 1\nb: {c:*x}\n", "- &x 1\n-*x\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		if mayAlias([]byte(doc)) {
+			return
+		}
+		dec := yaml.NewDecoder(strings.NewReader(doc))
+		for {
+			var n yaml.Node
+			if err := dec.Decode(&n); err != nil {
+				return
+			}
+			if hasAlias(&n) {
+				t.Fatalf("mayAlias said no alias, but a document decodes with one")
+			}
+		}
+	})
+}
+
+// hasAlias reports whether the tree holds an alias node.
+func hasAlias(n *yaml.Node) bool {
+	if n.Kind == yaml.AliasNode {
+		return true
+	}
+	return slices.ContainsFunc(n.Content, hasAlias)
 }
 
 // expandedSize counts the nodes and depth of a tree, following aliases
