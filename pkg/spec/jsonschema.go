@@ -16,20 +16,20 @@ import (
 	"github.com/addonpack/addonpack/specs"
 )
 
-// addonSchemas compiles the embedded addon.yaml schemas once, by source
-// apiVersion. They are immutable after compilation, so sharing them is not
-// mutable package state.
-var addonSchemas = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
-	out := map[string]*jsonschema.Schema{}
-	for version, file := range map[string]string{APIVersion: specs.AddonSchemaPath, APIVersionV1Alpha2: specs.AddonV1Alpha2SchemaPath} {
-		sch, err := schema.CompileEmbedded(specs.Schemas, file)
-		if err != nil {
-			return nil, err
-		}
-		out[version] = sch
-	}
-	return out, nil
-})
+// addonSchemas compiles each embedded addon.yaml schema once, by source
+// apiVersion, when a document of that version is first validated: an
+// addon.yaml of one version never pays for the other's schema (compiling
+// both was most of what parsing a v1alpha1 config blob cost a pull). The map
+// is never written and the compiled schemas are immutable, so sharing them
+// is not mutable package state.
+var addonSchemas = map[string]func() (*jsonschema.Schema, error){
+	APIVersion:         compileOnce(specs.AddonSchemaPath),
+	APIVersionV1Alpha2: compileOnce(specs.AddonV1Alpha2SchemaPath),
+}
+
+func compileOnce(file string) func() (*jsonschema.Schema, error) {
+	return sync.OnceValues(func() (*jsonschema.Schema, error) { return schema.CompileEmbedded(specs.Schemas, file) })
+}
 
 // defMessages replaces pattern errors on the schema's named definitions by
 // sentences a person can act on.
@@ -44,11 +44,14 @@ var defMessages = map[string]string{
 // validateAgainstSchema validates doc against the schema of the source
 // version apiVersion (APIVersion or APIVersionV1Alpha2).
 func validateAgainstSchema(doc any, file, apiVersion string) Errors {
-	schemas, err := addonSchemas()
+	compile, ok := addonSchemas[apiVersion]
+	if !ok {
+		return Errors{{File: file, Field: "apiVersion", Msg: "internal: no schema for " + strconv.Quote(apiVersion)}}
+	}
+	sch, err := compile()
 	if err != nil {
 		return Errors{{File: file, Msg: "internal: addon schema does not compile: " + err.Error()}}
 	}
-	sch := schemas[apiVersion]
 	verr := sch.Validate(doc)
 	if verr == nil {
 		return nil
