@@ -86,58 +86,73 @@ func readScanned(files fs.FS, p string) ([]byte, error) {
 }
 
 // mayNest reports whether data could hold an alias or nest deeper than
-// MaxYAMLDepth, so that most files need no parse. An alias needs a '*' where
-// a token may start (mayAlias). Each level of nesting needs a bracket, or in
-// block style a column of indentation or a "-", "?" or ":" indicator on its
-// line (a mapping and the sequence it holds may share one column, hence the
-// half).
+// MaxYAMLDepth, so that most files need no parse. An alias needs a '*', and
+// a flow collection a '[' or '{', where the scanner may start a token
+// (tokenStart). Each level of block nesting needs a column of indentation or
+// a "-", "?" or ":" indicator in the run of them that begins its line (a
+// mapping and the sequence it holds may share one column, hence the half);
+// the spaces between the words of a long description do not nest. A '[' or
+// '*' inside a scalar, such as the [a-z0-9]* of the patterns CRD schemas are
+// full of, is no token: counting those made every CRD pay a full YAML parse
+// before kustomize parsed it again. FuzzScanYAML checks that what passes
+// here is within the bounds, FuzzMayAlias that it holds no alias.
 func mayNest(data []byte) bool {
 	const half = MaxYAMLDepth / 2
-	if mayAlias(data) {
-		return true
-	}
-	brackets, col := 0, 0
-	for _, b := range data {
+	brackets, run, lineStart := 0, 0, true
+	for i, b := range data {
+		switch {
+		case b == '\n' || b == '\r':
+			run, lineStart = 0, true
+			continue
+		case lineStart && (b == ' ' || b == '\t' || b == '-' || b == '?' || b == ':'):
+			if run++; run > half {
+				return true
+			}
+			continue
+		}
+		lineStart = false
 		switch b {
+		case '*':
+			if tokenStart(data, i) {
+				return true
+			}
 		case '[', '{':
-			if brackets++; brackets > half {
-				return true
+			if tokenStart(data, i) {
+				if brackets++; brackets > half {
+					return true
+				}
 			}
-		case ' ', '\t', '-', '?', ':':
-			if col++; col > half {
-				return true
-			}
-		case '\n', '\r':
-			col = 0
 		}
 	}
 	return false
 }
 
-// mayAlias reports whether data could hold an alias: a '*' where the YAML
-// scanner may start a token — first in the data, or after white space, a
-// line break (any byte from 0x80 up, for the Unicode breaks and the byte
-// order mark), '[', '{', ',' or ':' (a flow entry, a value after a JSON-like
-// key). Any other '*' is inside a scalar, such as the [a-z0-9]* of the
-// patterns CRD schemas are full of, or follows a token that no node may
-// follow directly (a closing bracket or quote, an anchor), where the parse
-// fails and nothing is expanded. Without this a file with one pattern paid a
-// full YAML parse before kustomize parsed it again. FuzzMayAlias checks that
-// no document it rules out decodes with an alias.
+// mayAlias reports whether data could hold an alias: a '*' where a token
+// may start.
 func mayAlias(data []byte) bool {
-	for i := bytes.IndexByte(data, '*'); i >= 0; {
-		if i == 0 {
+	for i, b := range data {
+		if b == '*' && tokenStart(data, i) {
 			return true
 		}
-		switch b := data[i-1]; {
-		case b == ' ', b == '\t', b == '\n', b == '\r', b == '[', b == '{', b == ',', b == ':', b >= 0x80:
-			return true
-		}
-		next := bytes.IndexByte(data[i+1:], '*')
-		if next < 0 {
-			return false
-		}
-		i += 1 + next
+	}
+	return false
+}
+
+// tokenStart reports whether the YAML scanner could start a token (an
+// alias, a flow collection) at data[i]: first in the data, or after white
+// space, a line break (any byte from 0x80 up, for the Unicode breaks and the
+// byte order mark), '[', '{', ',' or ':' (a flow entry, a value after a
+// JSON-like key). After any other character data[i] is inside a scalar, or
+// follows a token that no node may follow directly (a closing bracket or
+// quote, a plain scalar ended by a flow indicator, an anchor), where the
+// parse fails and nothing is built.
+func tokenStart(data []byte, i int) bool {
+	if i == 0 {
+		return true
+	}
+	switch b := data[i-1]; {
+	case b == ' ', b == '\t', b == '\n', b == '\r', b == '[', b == '{', b == ',', b == ':', b >= 0x80:
+		return true
 	}
 	return false
 }

@@ -168,6 +168,14 @@ func TestMayNest(t *testing.T) {
 		{"pattern: ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$\n", false},
 		{"pattern: '^(\\*|[a-z]+)$'\n", false},
 		{"description: a.*b, 2*3, x**y\n", false},
+		// Words and brackets in scalars do not nest; indentation and
+		// flow brackets do.
+		{"description: " + strings.Repeat("word ", 500) + "\n", false},
+		{strings.Repeat("pattern: ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$\n", 200), false},
+		{"x: " + strings.Repeat("[", MaxYAMLDepth/2) + "\n", false},
+		{"x: " + strings.Repeat("[\"]\",", MaxYAMLDepth/2+1) + "\n", true},
+		{"x: " + strings.Repeat("{a: ", MaxYAMLDepth/2+1) + "\n", true},
+		{strings.Repeat("- ", MaxYAMLDepth/4) + strings.Repeat("? ", 2) + "x\n", true},
 	} {
 		if got := mayNest([]byte(tt.in)); got != tt.want {
 			t.Errorf("mayNest(%.40q) = %v, want %v", tt.in, got, tt.want)
