@@ -70,7 +70,7 @@ func Build(ctx context.Context, dir string, store content.Pusher, opts Options) 
 		return nil, err
 	}
 	tree := newPackedTree(src, pk)
-	cc, err := src.checkConfig(tree, opts.schemaLimits())
+	cc, err := src.checkConfig(ctx, tree, opts.schemaLimits())
 	if err != nil {
 		return nil, err
 	}

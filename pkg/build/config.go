@@ -1,6 +1,7 @@
 package build
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -23,8 +24,8 @@ type configCheck struct {
 // checkConfig compiles the schema and validates the packed defaults, as a
 // consumer with no values of its own would get them. It returns nil when
 // addon.yaml declares no config.
-func (s *source) checkConfig(tree fs.FS, limits schema.Limits) (*configCheck, error) {
-	t, err := config.Load(tree, s.addon, limits, s.displayPath)
+func (s *source) checkConfig(ctx context.Context, tree fs.FS, limits schema.Limits) (*configCheck, error) {
+	t, err := config.Load(ctx, tree, s.addon, limits, s.displayPath)
 	if err != nil || t == nil {
 		return nil, err
 	}

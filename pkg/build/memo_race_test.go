@@ -82,7 +82,7 @@ func TestMemoAfterAddonYAMLRace(t *testing.T) {
 	}
 	t.Logf("parsed addon has %d components; packed addon.yaml lists the component: %v",
 		len(src.addon.Spec.Config.Components), bytes.Contains(packed, []byte("components/nodelocal")))
-	cc, err := src.checkConfig(tree, opts.schemaLimits())
+	cc, err := src.checkConfig(context.Background(), tree, opts.schemaLimits())
 	if err != nil {
 		t.Fatal(err)
 	}

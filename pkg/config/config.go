@@ -7,6 +7,7 @@
 package config
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -19,6 +20,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/schema"
 	"github.com/addonpack/addonpack/pkg/semver"
 	"github.com/addonpack/addonpack/pkg/spec"
+	"github.com/addonpack/addonpack/pkg/tally"
 )
 
 // ErrNoConfig is returned when values are given for an add-on that declares
@@ -55,7 +57,9 @@ type OlderVersion struct {
 
 // Load reads the config type declared by a (nil when it declares none) from
 // the package files. display turns a package path into what errors show.
-func Load(files fs.FS, a *spec.Addon, limits schema.Limits, display func(string) string) (*Type, error) {
+//
+// ctx counts the schemas and the conversion chain compiled (pkg/tally).
+func Load(ctx context.Context, files fs.FS, a *spec.Addon, limits schema.Limits, display func(string) string) (*Type, error) {
 	c := a.Spec.Config
 	if c == nil {
 		return nil, nil
@@ -67,6 +71,7 @@ func Load(files fs.FS, a *spec.Addon, limits schema.Limits, display func(string)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", display(c.Schema), err)
 	}
+	tally.Add(ctx, tally.SchemaCompile)
 	sch, err := schema.Compile(raw, display(c.Schema), limits)
 	if err != nil {
 		return nil, err
@@ -82,12 +87,14 @@ func Load(files fs.FS, a *spec.Addon, limits schema.Limits, display func(string)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", display(v.Schema), err)
 			}
+			tally.Add(ctx, tally.SchemaCompile)
 			old, err := schema.Compile(raw, display(v.Schema), limits)
 			if err != nil {
 				return nil, fmt.Errorf("spec.config.conversion: schema of %s: %w", v.APIVersion, err)
 			}
 			t.Older = append(t.Older, OlderVersion{ConfigVersion: v, Schema: old, SchemaFile: display(v.Schema)})
 		}
+		tally.Add(ctx, tally.ConversionChain)
 		if t.Chain, err = convert.New(c); err != nil {
 			return nil, fmt.Errorf("%s: %w", spec.FileName, err)
 		}

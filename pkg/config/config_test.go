@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -48,7 +49,7 @@ func loadType(t *testing.T) *config.Type {
 		APIVersion: "dns.example.com/v1alpha1", Kind: "DNSConfig", Schema: "config/schema.yaml", Defaults: "config/defaults.yaml",
 		Components: []spec.Component{{Path: "components/nodelocal", When: "nodeLocal.enabled"}},
 	}}}
-	typ, err := config.Load(files, a, schema.DefaultLimits(), nil)
+	typ, err := config.Load(context.Background(), files, a, schema.DefaultLimits(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func TestLoadHello(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	typ, err := config.Load(os.DirFS("../../examples/hello"), a, schema.DefaultLimits(), nil)
+	typ, err := config.Load(context.Background(), os.DirFS("../../examples/hello"), a, schema.DefaultLimits(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +177,7 @@ func TestProfilesOf(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		typ, err := config.Load(os.DirFS(tt.dir), a, schema.DefaultLimits(), nil)
+		typ, err := config.Load(context.Background(), os.DirFS(tt.dir), a, schema.DefaultLimits(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,7 +185,7 @@ func TestProfilesOf(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := config.ProfilesOf(a, typ.Schema.JSON(), schema.DefaultLimits())
+		got, err := config.ProfilesOf(context.Background(), a, typ.Schema.JSON(), schema.DefaultLimits())
 		if err != nil {
 			t.Fatalf("%s: %v", tt.dir, err)
 		}
@@ -197,7 +198,7 @@ func TestProfilesOf(t *testing.T) {
 	// A broken when is refused, naming the field, as Load refuses it.
 	a := &spec.Addon{APIVersion: "addonpack.dev/v1alpha2", Spec: spec.AddonSpec{Config: &spec.Config{APIVersion: "x.example.com/v1", Kind: "X", Schema: "s.json",
 		Components: []spec.Component{{Path: "c", When: "provider in [mars]"}}}}}
-	if _, err := config.ProfilesOf(a, []byte(`{"type":"object","properties":{"provider":{"type":"string","enum":["aws"]}}}`), schema.DefaultLimits()); err == nil ||
+	if _, err := config.ProfilesOf(context.Background(), a, []byte(`{"type":"object","properties":{"provider":{"type":"string","enum":["aws"]}}}`), schema.DefaultLimits()); err == nil ||
 		!strings.Contains(err.Error(), "spec.config.components[0].when") {
 		t.Fatalf("unknown enum value: %v", err)
 	}

@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -16,7 +17,7 @@ func ExampleType_Resolve() {
 	dir := "../../examples/hello"
 	data, _ := os.ReadFile(dir + "/addon.yaml")
 	a, _ := spec.ParseAddon(data, "addon.yaml")
-	typ, err := config.Load(os.DirFS(dir), a, schema.DefaultLimits(), nil)
+	typ, err := config.Load(context.Background(), os.DirFS(dir), a, schema.DefaultLimits(), nil)
 	if err != nil {
 		fmt.Println(err)
 		return

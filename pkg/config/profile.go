@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -11,6 +12,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/schema"
 	"github.com/addonpack/addonpack/pkg/semver"
 	"github.com/addonpack/addonpack/pkg/spec"
+	"github.com/addonpack/addonpack/pkg/tally"
 )
 
 // MaxProfiles bounds the profiles a builder renders (specs/config.md
@@ -291,11 +293,12 @@ func (t *Type) Profiles() ([]Profile, error) {
 // config blob — so that inspect lists them without the package content.
 // Overlays' defaults files are not read: they select no profile. Nil for an
 // add-on without a config type or without profiles.
-func ProfilesOf(a *spec.Addon, schemaJSON []byte, limits schema.Limits) ([]Profile, error) {
+func ProfilesOf(ctx context.Context, a *spec.Addon, schemaJSON []byte, limits schema.Limits) ([]Profile, error) {
 	c := a.Spec.Config
 	if c == nil {
 		return nil, nil
 	}
+	tally.Add(ctx, tally.SchemaCompile)
 	sch, err := schema.Compile(schemaJSON, c.Schema, limits)
 	if err != nil {
 		return nil, err

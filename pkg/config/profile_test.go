@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"errors"
 	"strconv"
 	"strings"
@@ -96,7 +97,7 @@ func profileType(t *testing.T, apiVersion string, comps []spec.Component, overla
 	a := &spec.Addon{APIVersion: apiVersion, Metadata: spec.Metadata{Name: "x"}}
 	a.Spec.Kubernetes = ">=1.29.0-0"
 	a.Spec.Config = &spec.Config{APIVersion: "x.example.com/v1", Kind: "X", Schema: "schema.yaml", Components: comps, Overlays: overlays}
-	return Load(files, a, schema.DefaultLimits(), nil)
+	return Load(context.Background(), files, a, schema.DefaultLimits(), nil)
 }
 
 func TestProfiles(t *testing.T) {
@@ -216,20 +217,20 @@ func TestProfilesKubeChecksBounded(t *testing.T) {
 		return a
 	}
 	var fe *spec.FieldError
-	_, err := ProfilesOf(ranged(400, 12), []byte(`{"type":"object"}`), schema.DefaultLimits())
+	_, err := ProfilesOf(context.Background(), ranged(400, 12), []byte(`{"type":"object"}`), schema.DefaultLimits())
 	if !errors.As(err, &fe) || fe.Field != "spec.config.components" ||
 		!strings.Contains(err.Error(), "times 400 components with kubernetes make") || !strings.Contains(err.Error(), "range checks, more than the 16384 the builder makes") {
 		t.Fatalf("got %v", err)
 	}
 	// 8 components of 2 versions each (1.0.1 to 1.0.16): 18 candidates,
 	// 144 checks; one profile below them all, one per component.
-	ps, err := ProfilesOf(ranged(8, 2), []byte(`{"type":"object"}`), schema.DefaultLimits())
+	ps, err := ProfilesOf(context.Background(), ranged(8, 2), []byte(`{"type":"object"}`), schema.DefaultLimits())
 	if err != nil || len(ps) != 9 || ps[0].KubeVersion.String() != "1.0.0" || ps[1].KubeVersion.String() != "1.0.1" || ps[8].KubeVersion.String() != "1.0.15" {
 		t.Fatalf("got %d profiles, %v", len(ps), err)
 	}
 	// Within the checks, over the profiles: the message names only the
 	// factors there are (no enum fields here).
-	if _, err := ProfilesOf(ranged(40, 1), []byte(`{"type":"object"}`), schema.DefaultLimits()); err == nil ||
+	if _, err := ProfilesOf(context.Background(), ranged(40, 1), []byte(`{"type":"object"}`), schema.DefaultLimits()); err == nil ||
 		!strings.Contains(err.Error(), "spec.config: 41 profiles (41 Kubernetes versions), more than the 32") {
 		t.Fatalf("41 intervals: %v", err)
 	}

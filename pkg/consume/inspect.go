@@ -58,7 +58,7 @@ func (c *Consumer) Inspect(ctx context.Context, arg string, o InspectOptions) (*
 	if loaded.Schema != nil {
 		// Shown as stored: a package whose profiles do not load is
 		// diagnosed, not refused (render refuses it).
-		ps, perr := config.ProfilesOf(loaded.Addon, loaded.Schema, schema.DefaultLimits())
+		ps, perr := config.ProfilesOf(ctx, loaded.Addon, loaded.Schema, schema.DefaultLimits())
 		if perr != nil {
 			c.warnf("profiles: %v", perr)
 		}

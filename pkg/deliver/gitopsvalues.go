@@ -44,7 +44,7 @@ type Edits struct {
 // first lines of the difference, unless the outputs are byte-identical
 // (the edits it checked come with that error).
 func (p *Package) GitOpsEdits(ctx context.Context, values []byte, valuesName string) (Edits, error) {
-	in, t, r, err := p.resolve(values, valuesName)
+	in, t, r, err := p.resolve(ctx, values, valuesName)
 	if err != nil {
 		return Edits{}, err
 	}

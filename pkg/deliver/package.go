@@ -8,6 +8,7 @@
 package deliver
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
@@ -60,20 +61,25 @@ func (p *Package) Close() error {
 
 // ConfigType loads the package's component-config type (nil if none).
 func (p *Package) ConfigType() (*config.Type, error) {
-	return config.Load(p.Files, p.Addon, schema.DefaultLimits(), nil)
+	return p.configType(context.Background())
+}
+
+// configType is ConfigType, counting its compilations in ctx (pkg/tally).
+func (p *Package) configType(ctx context.Context) (*config.Type, error) {
+	return config.Load(ctx, p.Files, p.Addon, schema.DefaultLimits(), nil)
 }
 
 // input resolves values (nil for the packed defaults) into a render input.
-func (p *Package) input(values []byte, valuesName string) (render.Input, error) {
-	in, _, _, err := p.resolve(values, valuesName)
+func (p *Package) input(ctx context.Context, values []byte, valuesName string) (render.Input, error) {
+	in, _, _, err := p.resolve(ctx, values, valuesName)
 	return in, err
 }
 
 // resolve resolves values into a render input, returning the config type
 // and the resolved config too (both nil for an add-on without one).
-func (p *Package) resolve(values []byte, valuesName string) (render.Input, *config.Type, *config.Resolved, error) {
+func (p *Package) resolve(ctx context.Context, values []byte, valuesName string) (render.Input, *config.Type, *config.Resolved, error) {
 	in := render.Input{Files: p.Files, Root: p.Addon.KustomizeRoot(), Images: p.Images}
-	t, err := p.ConfigType()
+	t, err := p.configType(ctx)
 	if err != nil {
 		return in, nil, nil, err
 	}

@@ -36,7 +36,7 @@ type Rendering struct {
 // RenderConverted is Render, also reporting the conversion of values, for
 // outputs that list it (diff --format json).
 func (p *Package) RenderConverted(ctx context.Context, values []byte, valuesName string) (Rendering, error) {
-	in, _, resolved, err := p.resolve(values, valuesName)
+	in, _, resolved, err := p.resolve(ctx, values, valuesName)
 	if err != nil {
 		return Rendering{}, err
 	}
@@ -60,7 +60,7 @@ func ToJSON(rendered []byte) ([]byte, error) { return render.ToJSON(rendered) }
 // -k DIR/<kustomize root>`, Flux and Argo CD build it exactly as Render does.
 // It returns the kustomization directory inside dir.
 func (p *Package) WriteKustomize(ctx context.Context, values []byte, valuesName, dir string, force bool) (string, error) {
-	in, err := p.input(values, valuesName)
+	in, err := p.input(ctx, values, valuesName)
 	if err != nil {
 		return "", err
 	}

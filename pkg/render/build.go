@@ -11,6 +11,8 @@ import (
 	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
+
+	"github.com/addonpack/addonpack/pkg/tally"
 )
 
 // Input is what Build renders.
@@ -193,6 +195,7 @@ func runWith(ctx context.Context, tree *pkgTree, root string, customOpenAPI bool
 		LoadRestrictions:  types.LoadRestrictionsRootOnly,
 		PluginConfig:      types.DisabledPluginConfig(),
 	}
+	tally.Add(ctx, tally.KustomizeBuild)
 	m, err := krusty.MakeKustomizer(opts).Run(tree.mem, memPath(root))
 	if tree.lazy.refused != nil {
 		return tree.lazy.refused

@@ -1,6 +1,7 @@
 package upgrade
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -47,7 +48,7 @@ func modesRelease(t *testing.T, name, addon string, files fstest.MapFS) Release 
 	if err != nil {
 		t.Fatal(err)
 	}
-	typ, err := config.Load(files, a, schema.DefaultLimits(), nil)
+	typ, err := config.Load(context.Background(), files, a, schema.DefaultLimits(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
