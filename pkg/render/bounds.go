@@ -141,8 +141,9 @@ func mayAlias(data []byte) bool {
 // tokenStart reports whether the YAML scanner could start a token (an
 // alias, a flow collection) at data[i]: first in the data, or after white
 // space, a line break (any byte from 0x80 up, for the Unicode breaks and the
-// byte order mark), '[', '{', ',' or ':' (a flow entry, a value after a
-// JSON-like key). After any other character data[i] is inside a scalar, or
+// byte order mark), '[', '{', ',', ':' or '?' (a flow entry, a value after
+// a JSON-like key, an explicit key in a flow collection: [?[1]] nests).
+// After any other character data[i] is inside a scalar, or
 // follows a token that no node may follow directly (a closing bracket or
 // quote, a plain scalar ended by a flow indicator, an anchor), where the
 // parse fails and nothing is built.
@@ -151,7 +152,7 @@ func tokenStart(data []byte, i int) bool {
 		return true
 	}
 	switch b := data[i-1]; {
-	case b == ' ', b == '\t', b == '\n', b == '\r', b == '[', b == '{', b == ',', b == ':', b >= 0x80:
+	case b == ' ', b == '\t', b == '\n', b == '\r', b == '[', b == '{', b == ',', b == ':', b == '?', b >= 0x80:
 		return true
 	}
 	return false

@@ -164,6 +164,7 @@ func TestMayNest(t *testing.T) {
 		{"a: {\"c\":*b}\n", true},
 		{"a: {c: [*b]}\n", true},
 		{"a: |\n  x\n\u2028*b\n", true},
+		{"a: [?*b]\n", true},
 		// Inside a scalar it cannot: CRD patterns, globs, math.
 		{"pattern: ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$\n", false},
 		{"pattern: '^(\\*|[a-z]+)$'\n", false},
@@ -175,6 +176,7 @@ func TestMayNest(t *testing.T) {
 		{"x: " + strings.Repeat("[", MaxYAMLDepth/2) + "\n", false},
 		{"x: " + strings.Repeat("[\"]\",", MaxYAMLDepth/2+1) + "\n", true},
 		{"x: " + strings.Repeat("{a: ", MaxYAMLDepth/2+1) + "\n", true},
+		{"x: " + strings.Repeat("[?", MaxYAMLDepth/2+1) + "\n", true},
 		{strings.Repeat("- ", MaxYAMLDepth/4) + strings.Repeat("? ", 2) + "x\n", true},
 	} {
 		if got := mayNest([]byte(tt.in)); got != tt.want {

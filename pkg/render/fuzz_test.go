@@ -80,7 +80,7 @@ func FuzzBuild(f *testing.F) {
 // aliases replaced) to no more nodes and no deeper than the bounds allow.
 func FuzzScanYAML(f *testing.F) {
 	for _, s := range []string{cm, laughs(3), laughs(9), mergeBomb(3), deepFlow(50), deepFlow(300), deepAlias(),
-		"a: &a [*a]\n", "a: &a {b: *a}\n", "x: [\"]\" [\"]\" [\"]\" []]]]\n", "x: a[b[c[d]]]\n", "x: {a:[b:[c:[]]]}\n", "- - - - x\n", "? - - x\n: - - y\n", "- &x [1]\n- *x\n- [*x, *x]\n", "{{{", "*x\n", "a: &a 1\nb: *a\n---\nc: *a\n"} {
+		"a: &a [*a]\n", "a: &a {b: *a}\n", "x: [\"]\" [\"]\" [\"]\" []]]]\n", "x: a[b[c[d]]]\n", "x: {a:[b:[c:[]]]}\n", "- - - - x\n", "? - - x\n: - - y\n", "x: [?[?[?[1]]]]\n", "- &x [1]\n- *x\n- [*x, *x]\n", "{{{", "*x\n", "a: &a 1\nb: *a\n---\nc: *a\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, doc string) {
@@ -108,7 +108,7 @@ func FuzzScanYAML(f *testing.F) {
 func FuzzMayAlias(f *testing.F) {
 	for _, s := range []string{"a: &x 1\nb: *x\n", "*x\n", "a: &x 1\nb: [c,*x]\n", "a: &x 1\nb: [\"c\":*x]\n", "a: &x 1\n--- *x\n",
 		"a: &x 1\nb:\t*x\n", "\ufeff*x\n", "a: &x 1\nb: [x]*x\n", "a: &x 1\nb: \"q\"*x\n", "a: &x 1\nb: 'q'*x\n", "a: &x 1\nb: {c: d}*x\n",
-		"a: &x 1\nb: &y*x\n", "a: &x 1\nb: !t*x\n", "pattern: ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$\n", "a: &x 1\nb: {c:*x}\n", "- &x 1\n-*x\n"} {
+		"a: &x 1\nb: &y*x\n", "a: &x 1\nb: !t*x\n", "pattern: ^[a-z0-9]([-a-z0-9]*[a-z0-9])?$\n", "a: &x 1\nb: {c:*x}\n", "- &x 1\n-*x\n", "a: &x 1\nb: [?*x]\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, doc string) {
