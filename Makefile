@@ -45,7 +45,7 @@ FUZZ_TARGETS := \
 	./pkg/stack:FuzzParseLock \
 	./pkg/sbom:FuzzRead
 
-.PHONY: all build test test-unit fuzz fuzz-short demo lint conformance clean tools apt-tools peers prebuild bench cluster-bin cluster cluster-down e2e
+.PHONY: all build test test-unit fuzz fuzz-short demo lint conformance clean tools apt-tools peers prebuild bench bench-compare cluster-bin cluster cluster-down e2e
 
 all: build
 
@@ -145,6 +145,11 @@ clean:
 ## Quick by default (3 reps, no 1 GB add-on); `make bench BENCH_REPS=7`, `BENCH_HUGE=1` for the RSS check.
 BENCH_REPS ?= 3
 BENCH_HUGE ?= 0
+## bench-compare: REV's binary against the work tree's, interleaved (make bench-compare REV=3554e81)
+bench-compare:
+	@test -n "$(REV)" || { echo "usage: make bench-compare REV=<git rev> [BENCH_REPS=5] [BENCH_LARGE=0]" >&2; exit 2; }
+	BENCH_REPS=$(BENCH_REPS) ./bench/compare.sh $(REV)
+
 bench:
 	./scripts/ensure-tools.sh
 	./bench/install-peers.sh
