@@ -15,12 +15,12 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/addonpack/addonpack/internal/tally"
 	"github.com/addonpack/addonpack/pkg/convert"
 	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/schema"
 	"github.com/addonpack/addonpack/pkg/semver"
 	"github.com/addonpack/addonpack/pkg/spec"
-	"github.com/addonpack/addonpack/pkg/tally"
 )
 
 // ErrNoConfig is returned when values are given for an add-on that declares

@@ -9,10 +9,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/addonpack/addonpack/internal/tally"
 	"github.com/addonpack/addonpack/pkg/schema"
 	"github.com/addonpack/addonpack/pkg/semver"
 	"github.com/addonpack/addonpack/pkg/spec"
-	"github.com/addonpack/addonpack/pkg/tally"
 )
 
 // MaxProfiles bounds the profiles a builder renders (specs/config.md

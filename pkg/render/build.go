@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/openapi"
 
-	"github.com/addonpack/addonpack/pkg/tally"
+	"github.com/addonpack/addonpack/internal/tally"
 )
 
 // Input is what Build renders.

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/addonpack/addonpack/cmd/addonpack/commands"
-	"github.com/addonpack/addonpack/pkg/tally"
+	"github.com/addonpack/addonpack/internal/tally"
 	"github.com/addonpack/addonpack/testregistry"
 )
 
@@ -140,30 +140,32 @@ func TestVerbCosts(t *testing.T) {
 	}{
 		// Build: the render check once (the packed defaults are complete,
 		// listed and annotated, so it is the standalone build as well) and
-		// the config schema once. Push: a HEAD for the config and the layer
-		// (the manifest by digest), and each of the six blobs (config,
-		// layer; for the signature and the attestation, payload and
-		// config) uploaded in two requests; the .sig and .att tags are
-		// looked up once each before they are written.
+		// the config schema once. Push: a HEAD for the config and the layer,
+		// and each of the six blobs (config, layer; for the signature and
+		// the attestation bundles, bundle and empty config) uploaded in two
+		// requests; the two bundles are referrers, written by digest after a
+		// HEAD each (the default storage is a Sigstore bundle since cosign
+		// v3: no .sig or .att tag).
 		{"push signed", signEnv, []string{"push", src, ref, "--key", key + ".key", "--no-cache"},
-			[]string{"HEAD blob ×2", "HEAD manifest by .att tag ×1", "HEAD manifest by .sig tag ×1", "HEAD manifest by digest ×1", "POST upload ×6",
-				"PUT manifest by .att tag ×1", "PUT manifest by .sig tag ×1", "PUT manifest by tag ×1", "PUT upload ×6"},
+			[]string{"HEAD blob ×2", "HEAD manifest by digest ×3", "POST upload ×6", "PUT manifest by digest ×2", "PUT manifest by tag ×1", "PUT upload ×6"},
 			tally.Counts{KustomizeBuilds: 1, SchemaCompilations: 1}},
 		// Verify of one reference: the tag resolved once; the .sig and
-		// .att manifests, their payloads and the referrers API (bundles);
-		// then the manifest and config of the digest, to check it holds the
-		// add-on the reference names. A single reference is always
-		// verified afresh; batches use the cache (below).
+		// .att tags looked for (classic storage), the referrers API and the
+		// two bundle manifests it lists, their layers; then the manifest and
+		// config of the digest, to check it holds the add-on the reference
+		// names. A single reference is always verified afresh; batches use
+		// the cache (below).
 		{"verify", nil, slices.Concat([]string{"verify", ref, "--no-cache"}, verified),
-			[]string{"GET blob ×3", "GET manifest by .att tag ×1", "GET manifest by .sig tag ×1", "GET manifest by digest ×1", "GET referrers ×1", "HEAD manifest by tag ×1"},
+			[]string{"GET blob ×3", "GET manifest by .att tag ×1", "GET manifest by .sig tag ×1", "GET manifest by digest ×3", "GET referrers ×1", "HEAD manifest by tag ×1"},
 			tally.Counts{}},
 		// Pull: the manifest by tag in one GET (no HEAD first), the
-		// verification's reads, then the config and the layer.
+		// verification's reads (the two bundle manifests among them), then
+		// the config and the layer.
 		{"pull", nil, slices.Concat([]string{"pull", ref, "-o", filepath.Join(dir, "pulled"), "--no-cache"}, verified),
-			[]string{"GET blob ×4", "GET manifest by .att tag ×1", "GET manifest by .sig tag ×1", "GET manifest by tag ×1", "GET referrers ×1"},
+			[]string{"GET blob ×4", "GET manifest by .att tag ×1", "GET manifest by .sig tag ×1", "GET manifest by digest ×2", "GET manifest by tag ×1", "GET referrers ×1"},
 			tally.Counts{}},
 		{"pull, cold cache", cached, slices.Concat([]string{"pull", ref, "-o", filepath.Join(dir, "pulled-cold"), "--cache-dir", warm}, verified),
-			[]string{"GET blob ×4", "GET manifest by .att tag ×1", "GET manifest by .sig tag ×1", "GET manifest by tag ×1", "GET referrers ×1"},
+			[]string{"GET blob ×4", "GET manifest by .att tag ×1", "GET manifest by .sig tag ×1", "GET manifest by digest ×2", "GET manifest by tag ×1", "GET referrers ×1"},
 			tally.Counts{}},
 		// Warm: one HEAD sees the tag has not moved; the verified digest
 		// and the blobs come from the cache.
@@ -174,26 +176,26 @@ func TestVerbCosts(t *testing.T) {
 		// the schema once and one kustomize build with the packed
 		// defaults.
 		{"render", nil, slices.Concat([]string{"render", ref, "--no-cache"}, verified),
-			[]string{"GET blob ×4", "GET manifest by .att tag ×1", "GET manifest by .sig tag ×1", "GET manifest by tag ×1", "GET referrers ×2"},
+			[]string{"GET blob ×4", "GET manifest by .att tag ×1", "GET manifest by .sig tag ×1", "GET manifest by digest ×2", "GET manifest by tag ×1", "GET referrers ×2"},
 			tally.Counts{KustomizeBuilds: 1, SchemaCompilations: 1}},
 		// Lock: the repository's tags, the chosen version's manifest,
 		// its verification and its config (for dependencies); no render.
 		{"lock", nil, []string{"lock", stack, "--key", key + ".pub", "--no-cache"},
-			[]string{"GET blob ×3", "GET manifest by .att tag ×1", "GET manifest by .sig tag ×1", "GET manifest by tag ×1", "GET referrers ×1", "GET tags ×1"},
+			[]string{"GET blob ×3", "GET manifest by .att tag ×1", "GET manifest by .sig tag ×1", "GET manifest by digest ×2", "GET manifest by tag ×1", "GET referrers ×1", "GET tags ×1"},
 			tally.Counts{}},
-		// Copy: resolve and verify, then the add-on, its signature and
-		// its attestation (three manifests, six blobs) read, checked at the
-		// destination and written, and the SBOM tag looked up.
+		// Copy: resolve and verify, then the add-on and its two bundle
+		// referrers (three manifests, five blobs: the bundles share the
+		// empty config) read, checked at the destination and written, and
+		// the classic tags looked up at both ends.
 		{"copy", nil, []string{"copy", ref, mirror, "--key", key + ".pub", "--no-cache"},
-			[]string{"GET blob ×11", "GET manifest by .att tag ×1", "GET manifest by .sig tag ×1", "GET manifest by digest ×9", "GET referrers ×2",
-				"HEAD blob ×6", "HEAD manifest by .att tag ×2", "HEAD manifest by .sbom tag ×1", "HEAD manifest by .sig tag ×2", "HEAD manifest by digest ×6",
-				"HEAD manifest by tag ×1", "POST upload ×6", "PUT manifest by .att tag ×1", "PUT manifest by .sig tag ×1", "PUT manifest by digest ×3",
-				"PUT manifest by tag ×1", "PUT upload ×6"},
+			[]string{"GET blob ×10", "GET manifest by .att tag ×1", "GET manifest by .sig tag ×1", "GET manifest by digest ×9", "GET referrers ×4",
+				"HEAD blob ×6", "HEAD manifest by .att tag ×3", "HEAD manifest by .sbom tag ×3", "HEAD manifest by .sig tag ×3", "HEAD manifest by digest ×6",
+				"HEAD manifest by tag ×1", "POST upload ×5", "PUT manifest by digest ×3", "PUT manifest by tag ×1", "PUT upload ×5"},
 			tally.Counts{}},
 		// A batch verifies each reference as verify does and records the
 		// passes; the same batch again is one HEAD per tag.
 		{"verify two, cold cache", cached, slices.Concat([]string{"verify", ref, other, "--cache-dir", batch}, verified),
-			[]string{"GET blob ×6", "GET manifest by .att tag ×2", "GET manifest by .sig tag ×2", "GET manifest by digest ×2", "GET referrers ×2", "HEAD manifest by tag ×2"},
+			[]string{"GET blob ×6", "GET manifest by .att tag ×2", "GET manifest by .sig tag ×2", "GET manifest by digest ×6", "GET referrers ×2", "HEAD manifest by tag ×2"},
 			tally.Counts{}},
 		{"verify two, warm cache", cached, slices.Concat([]string{"verify", ref, other, "--cache-dir", batch}, verified),
 			[]string{"HEAD manifest by tag ×2"}, tally.Counts{}},

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/addonpack/addonpack/pkg/tally"
+	"github.com/addonpack/addonpack/internal/tally"
 )
 
 // TestCounts: steps are counted in the context's counter, concurrently,
