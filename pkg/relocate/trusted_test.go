@@ -5,8 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/opencontainers/go-digest"
+
+	"github.com/addonpack/addonpack/pkg/registry"
 )
 
 // TestTrusted: an unsigned record may only move images the verified add-on
