@@ -149,7 +149,7 @@ func TestBundlePredicateTypeRefused(t *testing.T) {
 			// is the provenance it did not provide.
 			{"provenance annotated as a signature", slsaType, sign.CosignSignPredicateType, verify.ProvenanceRules{Required: true}, verify.ErrProvenance},
 			{"custom predicate where the policy asks for provenance", customType, customType, verify.ProvenanceRules{Required: true}, verify.ErrProvenance},
-			{"SBOM where the policy asks for a custom predicate", cyclonedxType, cyclonedxType, verify.ProvenanceRules{PredicateTypes: []string{customType}}, verify.ErrProvenance},
+			{"SBOM where the policy asks for a custom predicate", cyclonedxType, cyclonedxType, verify.ProvenanceRules{PredicateTypes: []string{customType}}, verify.ErrAttestation},
 		} {
 			t.Run(reg.Name+"/"+tc.name, func(t *testing.T) {
 				ctx := context.Background()
