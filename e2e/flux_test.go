@@ -68,7 +68,11 @@ func TestFlux(t *testing.T) {
 	// kustomize-controller applies nothing from it.
 	t.Run("wrong key in the secret", func(t *testing.T) {
 		other := e.namespace(t, "flux-e2e-wrongkey")
-		e.mustKubectl(t, []byte(e.mustAddonpack(t, "render", "--for", "flux", ref, "--key", release+".pub", "--public-key", stranger+".pub", "--namespace", other)),
+		// render refuses to hand Flux a key that did not sign the
+		// artifact: the objects are rendered with the signer's key, which
+		// is then swapped for another in the Secret.
+		objects := e.mustAddonpack(t, "render", "--for", "flux", ref, "--key", release+".pub", "--public-key", release+".pub", "--namespace", other)
+		e.mustKubectl(t, []byte(swapFluxKey(t, objects, release+".pub", stranger+".pub")),
 			"apply", "--server-side", "--field-manager", fieldManager, "-f", "-")
 		e.waitRefused(t, other, "hello")
 		if rev := e.jsonpath(t, "ocirepository", other, "hello", "{.status.artifact.revision}"); rev != "" {
@@ -81,7 +85,8 @@ func TestFlux(t *testing.T) {
 
 	// An artifact re-pushed under the same tag, signed with another key:
 	// render (trusting that key for its own check) pins the new digest, the
-	// secret keeps the user's key, the values stay; source-controller must
+	// secret is given back the user's key (render itself would refuse to
+	// hand Flux a key that did not sign it), the values stay; source-controller must
 	// refuse the new digest and keep serving the verified one, so the
 	// Deployment keeps the user's value (the tampered package's default could
 	// only show if a Kustomization built it without the user's patch, which
@@ -90,7 +95,8 @@ func TestFlux(t *testing.T) {
 		verified := e.jsonpath(t, "ocirepository", ns, "hello", "{.status.artifact.revision}")
 		tampered := e.tamperedHello(t)
 		e.mustAddonpack(t, "push", tampered, ref, "--key", stranger+".key")
-		e.mustKubectl(t, []byte(e.mustAddonpack(t, "render", "--for", "flux", ref, "--key", stranger+".pub", "--public-key", release+".pub", "--values", values, "--namespace", ns)),
+		objects := e.mustAddonpack(t, "render", "--for", "flux", ref, "--key", stranger+".pub", "--public-key", stranger+".pub", "--values", values, "--namespace", ns)
+		e.mustKubectl(t, []byte(swapFluxKey(t, objects, stranger+".pub", release+".pub")),
 			"apply", "--server-side", "--field-manager", fieldManager, "-f", "-")
 		e.waitRefused(t, ns, "hello")
 		if rev := e.jsonpath(t, "ocirepository", ns, "hello", "{.status.artifact.revision}"); rev != verified {
@@ -254,4 +260,24 @@ func (e *env) waitEchoText(t *testing.T, want string) {
 		managers, _ := e.kubectlRun(t, nil, "get", "deployment", "-n", "hello", "hello", "-o", "jsonpath={.metadata.managedFields[*].manager}")
 		return got == want && strings.Contains(managers, "kustomize-controller"), fmt.Sprintf("ECHO_TEXT %q, field managers %q", got, managers)
 	})
+}
+
+// swapFluxKey returns rendered Flux objects with the public key in their
+// Secret replaced by the one in the PEM file to: render refuses to hand Flux
+// a key that did not sign the artifact, so a test of Flux's own refusal
+// builds the objects render would never write.
+func swapFluxKey(t *testing.T, rendered, from, to string) string {
+	t.Helper()
+	indented := func(file string) string {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return "    " + strings.Join(strings.Split(strings.TrimSpace(string(b)), "\n"), "\n    ")
+	}
+	out := strings.Replace(rendered, indented(from), indented(to), 1)
+	if out == rendered {
+		t.Fatalf("no key of %s in the rendered Secret:\n%s", from, rendered)
+	}
+	return out
 }
