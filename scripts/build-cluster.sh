@@ -43,15 +43,8 @@ stamp() {
   } | sha256sum | cut -d' ' -f1
 }
 
-# wait_quietly PID SECONDS: true once PID has exited, false after SECONDS.
-wait_quietly() {
-  local i
-  for ((i = 0; i < $2; i++)); do
-    kill -0 "$1" 2>/dev/null || return 0
-    sleep 1
-  done
-  ! kill -0 "$1" 2>/dev/null
-}
+# wait_quietly: scripts/wait-quietly.sh
+. scripts/wait-quietly.sh # the script runs from the repository root
 
 # compiling PID: the packages the go command PID is compiling right now (its
 # compile children's -p argument), so a long wait says where it is.

@@ -11,11 +11,8 @@ start=$SECONDS
 "$@" &
 pid=$!
 trap 'kill "$pid" 2>/dev/null' INT TERM
-while kill -0 "$pid" 2>/dev/null; do
-  for ((i = 0; i < ${HEARTBEAT_SECONDS:-30}; i++)); do
-    kill -0 "$pid" 2>/dev/null || break 2
-    sleep 1
-  done
+. "$(dirname "$0")/wait-quietly.sh"
+while ! wait_quietly "$pid" "${HEARTBEAT_SECONDS:-30}"; do
   echo "$label: still running ($((SECONDS - start))s)" >&2
 done
 wait "$pid"

@@ -89,15 +89,8 @@ install() {
   echo "install-peers: $name $version installed at $BIN/$name in $((SECONDS - start))s" >&2
 }
 
-# wait_quietly PID SECONDS: true once PID has exited, false after SECONDS.
-wait_quietly() {
-  local i
-  for ((i = 0; i < $2; i++)); do
-    kill -0 "$1" 2>/dev/null || return 0
-    sleep 1
-  done
-  ! kill -0 "$1" 2>/dev/null
-}
+# wait_quietly: scripts/wait-quietly.sh
+. "$(dirname "$0")/wait-quietly.sh"
 
 # All four at once: the Go toolchain shares its module and build caches
 # safely between concurrent builds.
