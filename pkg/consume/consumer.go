@@ -66,8 +66,13 @@ func (c *Consumer) Source(ctx context.Context, arg string) (artifact.Source, err
 	if err != nil {
 		return nil, err
 	}
+	return c.source(ctx, a)
+}
+
+// source is Source for an argument already parsed.
+func (c *Consumer) source(ctx context.Context, a Arg) (artifact.Source, error) {
 	if a.Kind == KindSourceDir {
-		return nil, fmt.Errorf("%s is an add-on source directory: build it (addonpack build %s -o LAYOUT) or push it first: %w", arg, arg, ErrNotUsable)
+		return nil, fmt.Errorf("%s is an add-on source directory: build it (addonpack build %s -o LAYOUT) or push it first: %w", a.Raw, a.Raw, ErrNotUsable)
 	}
 	return Source(ctx, a, c.Options)
 }

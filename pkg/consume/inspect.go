@@ -46,7 +46,7 @@ func (c *Consumer) Inspect(ctx context.Context, arg string, o InspectOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	src, err := c.Source(ctx, arg)
+	src, err := c.source(ctx, a) // arg parsed once
 	if err != nil {
 		return nil, err
 	}
