@@ -9,7 +9,7 @@ import (
 
 // TestExampleUpgrade walks the upgrade of the example pair greeter-v1 (0.1.0,
 // GreeterConfig v1alpha1) → greeter-v2 (0.2.0, v1beta1, spec.message moved
-// to spec.greeting.text) with the binary, as the README tells it: the
+// to spec.greeting.text) with the binary, as docs/config-evolution.md tells it: the
 // publisher's check-upgrade passes, and fails when the rule is taken out;
 // the user's old values file shows its effect in diff and renders.
 func TestExampleUpgrade(t *testing.T) {

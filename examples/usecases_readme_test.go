@@ -8,21 +8,17 @@ import (
 )
 
 // ---------------------------------------------------------------------------
-// The README "Use cases" section
+// docs/use-cases.md
 
-// TestUseCasesREADMESection: every command the top-level README's "Use cases"
-// section shows is one the use-case tests run: a line of an executed example
-// README block or of the workflow's run: steps.
+// TestUseCasesREADMESection: every command docs/use-cases.md shows is one the
+// use-case tests run: a line of an executed example README block or of the
+// workflow's run: steps.
 func TestUseCasesREADMESection(t *testing.T) {
-	section := ""
-	if b, err := os.ReadFile("../README.md"); err == nil {
-		if _, rest, ok := strings.Cut(string(b), "\n## Use cases\n"); ok {
-			section, _, _ = strings.Cut(rest, "\n## ")
-		}
+	b, err := os.ReadFile("../docs/use-cases.md")
+	if err != nil {
+		t.Fatalf("docs/use-cases.md: the documented use cases must be there and match what these tests run: %v", err)
 	}
-	if section == "" {
-		t.Fatal(`README.md has no "## Use cases" section: the documented use cases must be there and match what these tests run`)
-	}
+	section := string(b)
 	var runnable []string
 	for _, md := range []string{"policies/README.md", "install-job/README.md"} {
 		b, err := os.ReadFile(md)
@@ -44,7 +40,7 @@ func TestUseCasesREADMESection(t *testing.T) {
 	for _, blk := range docBlocks(t, section) {
 		// sh: a command a test runs; yaml: lines of the workflow the test runs.
 		if blk.lang != "sh" && blk.lang != "yaml" {
-			t.Errorf("Use cases: a %q block; want sh or yaml", blk.lang)
+			t.Errorf("docs/use-cases.md: a %q block; want sh or yaml", blk.lang)
 		}
 		for _, l := range strings.Split(blk.text, "\n") {
 			l = strings.TrimSpace(l)
@@ -53,11 +49,11 @@ func TestUseCasesREADMESection(t *testing.T) {
 			}
 			checked++
 			if !slices.Contains(runnable, l) {
-				t.Errorf("README Use cases shows %q, which no use-case test runs", l)
+				t.Errorf("docs/use-cases.md shows %q, which no use-case test runs", l)
 			}
 		}
 	}
 	if checked == 0 {
-		t.Error("the Use cases section shows no commands")
+		t.Error("docs/use-cases.md shows no commands")
 	}
 }

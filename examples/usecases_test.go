@@ -1,4 +1,4 @@
-// The use cases (README "Use cases"), run for real against an in-process
+// The use cases (docs/use-cases.md), run for real against an in-process
 // registry with the addonpack binary built from this repository:
 //
 //   - examples/ci: the publisher's GitHub Actions release workflow; every run:

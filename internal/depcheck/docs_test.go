@@ -17,8 +17,9 @@ const root = "../.."
 // package ("pkg/keys/kms") or a file of one ("pkg/render/build.go").
 var pkgMention = regexp.MustCompile(`pkg/[A-Za-z0-9_./-]*[A-Za-z0-9_]`)
 
-// TestDocsNamePackages: docs/architecture.md and the README's package map
-// (the block under "## Development") each name every package under pkg/ —
+// TestDocsNamePackages: docs/architecture.md and the package map of
+// docs/development.md (the block under "## How the code is organised") each
+// name every package under pkg/ —
 // a maintainer who opens either finds every package — and name none that
 // does not exist, so that neither outlives a move or a merge of packages.
 func TestDocsNamePackages(t *testing.T) {
@@ -30,13 +31,13 @@ func TestDocsNamePackages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	dev, err := os.ReadFile(filepath.Join(root, "docs", "development.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, doc := range []struct{ name, text string }{
 		{"docs/architecture.md", string(arch)},
-		{`README.md's package map (under "## Development")`, packageMap(t, string(readme))},
+		{`docs/development.md's package map (under "## How the code is organised")`, packageMap(t, string(dev))},
 	} {
 		named := map[string]bool{}
 		for _, m := range pkgMention.FindAllString(doc.text, -1) {
@@ -91,22 +92,23 @@ func goPackages(t *testing.T) []string {
 	return out
 }
 
-// packageMap returns the first fenced block of the README's "Development"
-// section: the map of the repository, one line per package.
-func packageMap(t *testing.T, readme string) string {
+// packageMap returns the first fenced block of docs/development.md's "How
+// the code is organised" section: the map of the repository, one line per
+// package.
+func packageMap(t *testing.T, dev string) string {
 	t.Helper()
-	_, section, ok := strings.Cut(readme, "\n## Development\n")
+	_, section, ok := strings.Cut(dev, "\n## How the code is organised\n")
 	if !ok {
-		t.Fatal(`README.md has no "## Development" section`)
+		t.Fatal(`docs/development.md has no "## How the code is organised" section`)
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	_, block, ok := strings.Cut(section, "```\n")
 	if !ok {
-		t.Fatal(`README.md's "## Development" section has no package map (a fenced block)`)
+		t.Fatal(`docs/development.md's "## How the code is organised" section has no package map (a fenced block)`)
 	}
 	block, _, ok = strings.Cut(block, "\n```")
 	if !ok {
-		t.Fatal(`README.md's package map is not closed`)
+		t.Fatal(`docs/development.md's package map is not closed`)
 	}
 	return block
 }

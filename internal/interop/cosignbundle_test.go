@@ -8,13 +8,13 @@ import (
 	"testing"
 )
 
-// TestCosignVerifiesBundles runs the README's cosign commands for
+// TestCosignVerifiesBundles runs docs/signing.md's cosign commands for
 // --signature-format bundle artifacts, as written (the registry, key and
 // trusted root paths substituted; --allow-insecure-registry for the plain
 // HTTP test registries), with the real cosign CLI.
 func TestCosignVerifiesBundles(t *testing.T) {
 	cosign := tool(t, "cosign")
-	raw, err := os.ReadFile("../../README.md")
+	raw, err := os.ReadFile("../../docs/signing.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestCosignVerifiesBundles(t *testing.T) {
 		}
 	}
 	if rootJSON == "" || len(cmds) != 2 {
-		t.Fatalf("the README's bundle commands not found: root %q, %d commands", rootJSON, len(cmds))
+		t.Fatalf("docs/signing.md's bundle commands not found: root %q, %d commands", rootJSON, len(cmds))
 	}
 	for _, reg := range registries {
 		t.Run(reg.Name, func(t *testing.T) {

@@ -28,11 +28,11 @@ func keylessPublish(t *testing.T, host string, srv *testsigstore.Servers, w test
 	return p, root
 }
 
-// readmeKeylessCommands returns the README's cosign commands for keyless
+// readmeKeylessCommands returns docs/signing.md's cosign commands for keyless
 // bundles (the lines that name a certificate identity).
 func readmeKeylessCommands(t *testing.T) [][]string {
 	t.Helper()
-	raw, err := os.ReadFile("../../README.md")
+	raw, err := os.ReadFile("../../docs/signing.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,12 +43,12 @@ func readmeKeylessCommands(t *testing.T) [][]string {
 		}
 	}
 	if len(cmds) != 2 {
-		t.Fatalf("the README's keyless cosign commands: found %d, want verify and verify-attestation", len(cmds))
+		t.Fatalf("docs/signing.md's keyless cosign commands: found %d, want verify and verify-attestation", len(cmds))
 	}
 	return cmds
 }
 
-// TestCosignVerifiesKeyless runs the README's cosign commands for keyless
+// TestCosignVerifiesKeyless runs docs/signing.md's cosign commands for keyless
 // bundles as written — the trusted root, the identity and the reference
 // substituted, --allow-insecure-registry added — with the real cosign CLI
 // on what addonpack push --keyless stored (signature and SLSA provenance),
@@ -79,7 +79,7 @@ func TestCosignVerifiesKeyless(t *testing.T) {
 					args = append(args, a)
 				}
 				if !slices.Contains(args, id.URI) || !slices.Contains(args, testsigstore.GitHubActionsIssuer) {
-					t.Fatalf("README command %v does not name the workflow identity %s", c, id.URI)
+					t.Fatalf("docs/signing.md command %v does not name the workflow identity %s", c, id.URI)
 				}
 				args = append(args, "--allow-insecure-registry")
 				if out := peer(t, cosign, nil, args...); !claims(out, p.digest) {

@@ -158,7 +158,7 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
-// TestReadmeSourceLayout: the README's source-format layout — the
+// TestReadmeSourceLayout: docs/publish.md's source-format layout — the
 // kustomization under deploy/, the schema under config/, the defaults inside
 // the kustomization root — builds, standalone included.
 func TestReadmeSourceLayout(t *testing.T) {
@@ -188,6 +188,6 @@ func TestReadmeSourceLayout(t *testing.T) {
 	edit("addon.yaml", "defaults: config/defaults.yaml", "defaults: deploy/defaults.yaml")
 	edit("deploy/kustomization.yaml", "  - config/defaults.yaml", "  - defaults.yaml")
 	if _, err := build.Build(context.Background(), dir, memory.New(), build.Options{}); err != nil {
-		t.Fatalf("the README's layout does not build: %v", err)
+		t.Fatalf("docs/publish.md's layout does not build: %v", err)
 	}
 }

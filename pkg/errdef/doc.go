@@ -16,7 +16,7 @@
 // tarball readers and the cache all report them.
 //
 // The classes follow oras-go's errdef and the exit codes of the CLI
-// (README "Exit codes"): ErrInvalidArgument 2, ErrInvalid 3, ErrNotFound 4,
+// (docs/exit-codes.md): ErrInvalidArgument 2, ErrInvalid 3, ErrNotFound 4,
 // ErrUnreachable 5, ErrDenied 6, ErrIntegrity 7, ErrExists 8,
 // ErrVerification 9; ErrConflict and ErrUnsupported are "any other failure",
 // 1, for now.

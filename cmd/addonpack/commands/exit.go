@@ -10,7 +10,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/stack"
 )
 
-// Exit codes, documented in README.md ("Exit codes"). Scripts may rely on them.
+// Exit codes, documented in docs/exit-codes.md. Scripts may rely on them.
 const (
 	ExitOK          = 0   // success
 	ExitFailure     = 1   // any other failure

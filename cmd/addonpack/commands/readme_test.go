@@ -7,11 +7,11 @@ import (
 	"testing"
 )
 
-// TestExitCodeTableForce: the README's exit-code row for an existing target
+// TestExitCodeTableForce: docs/exit-codes.md's row for an existing target
 // names --force only for commands that have it, and the commands it says
 // never overwrite have no such flag.
 func TestExitCodeTableForce(t *testing.T) {
-	raw, err := os.ReadFile("../../../README.md")
+	raw, err := os.ReadFile("../../../docs/exit-codes.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +22,7 @@ func TestExitCodeTableForce(t *testing.T) {
 		}
 	}
 	if row == "" {
-		t.Fatal("README has no exit code 8 row")
+		t.Fatal("docs/exit-codes.md has no exit code 8 row")
 	}
 	withForce, without, ok := strings.Cut(row, "`--force`")
 	if !ok {
@@ -36,7 +36,7 @@ func TestExitCodeTableForce(t *testing.T) {
 				t.Fatalf("%s --help: %+v", m[1], r)
 			}
 			if has := strings.Contains(r.out, "--force"); has != want {
-				t.Errorf("README exit code 8 says %s %s --force; its help disagrees", m[1], map[bool]string{true: "takes", false: "has no"}[want])
+				t.Errorf("docs/exit-codes.md code 8 says %s %s --force; its help disagrees", m[1], map[bool]string{true: "takes", false: "has no"}[want])
 			}
 		}
 	}

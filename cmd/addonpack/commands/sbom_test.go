@@ -13,7 +13,7 @@ import (
 
 // TestSBOM: push --sbom attaches a signed CycloneDX SBOM whose image is
 // resolved in the (local) registry; the real cosign v3 CLI accepts it with
-// --type cyclonedx, as the README's command says (the SBOM is a bundle by
+// --type cyclonedx, as docs/signing.md's command says (the SBOM is a bundle by
 // default; cosign v2.6.5 would also need --trusted-root); verify --require-attestation sbom and a policy requiring
 // it pass, and fail with exit code 9 on an add-on pushed without one.
 func TestSBOM(t *testing.T) {
