@@ -72,7 +72,7 @@ func TestExampleUpgrade(t *testing.T) {
 	copyDir(t, "greeter-v2", v3)
 	replaceInFile(t, filepath.Join(v3, "addon.yaml"), "            - move: {from: message, to: greeting.text}\n",
 		"            - move: {from: message, to: greeting.text}\n            - if: \"spec.replicas == 3\"\n              fail: {message: \"three replicas are gone\"}\n")
-	out, code = addonpack(t, ".", nil, "config", "check-upgrade", "./greeter-v2", v3, "-o", "json")
+	out, code = addonpack(t, ".", nil, "config", "check-upgrade", "./greeter-v2", v3, "--format", "json")
 	if code != 3 || !strings.Contains(out, `"./greeter-v2 config/tests/v1alpha1.yaml: conversion failed: cannot convert v1alpha1 → v1beta1: three replicas are gone`) ||
 		!strings.Contains(out, `"./greeter-v2 config/tests/v1alpha1.expected.yaml: converts and resolves"`) {
 		t.Fatalf("check-upgrade of a release that breaks the previous test vector (exit %d):\n%s", code, out)

@@ -293,7 +293,7 @@ func TestUseCaseCIWorkflow(t *testing.T) {
 	builder := "https://github.com/" + ciWorkflowID + "@refs/tags/v0.1.0"
 	out, code := addonpack(t, "", env, "verify", reg.Host()+"/acme/addons/hello:0.1.0", "--key", pub,
 		"--builder-id", builder, "--source-repo", "https://github.com/"+ciRepo,
-		"--require-attestation", reportType, "-o", "json")
+		"--require-attestation", reportType, "--format", "json")
 	if code != 0 {
 		t.Fatalf("verify with the workflow's builder id: exit %d\n%s", code, out)
 	}

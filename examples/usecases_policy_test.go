@@ -97,7 +97,7 @@ func TestUseCasePolicy(t *testing.T) {
 		t.Errorf("rendered kinds %v", kinds)
 	}
 	// And the verdict in data form names the two signers and the provenance.
-	out, code := addonpack(t, dir, []string{"HOME=" + filepath.Join(dir, "home")}, "verify", reg.Host()+"/addons/hello:0.1.0", "--policy", "policy.yaml", "-o", "json")
+	out, code := addonpack(t, dir, []string{"HOME=" + filepath.Join(dir, "home")}, "verify", reg.Host()+"/addons/hello:0.1.0", "--policy", "policy.yaml", "--format", "json")
 	if code != 0 || !strings.Contains(out, `"threshold": 2`) || strings.Count(out, `"sha256:`) < 2 {
 		t.Errorf("verify -o json: exit %d\n%s", code, out)
 	}

@@ -19,7 +19,7 @@ import (
 func layerDigest(t *testing.T, ref string) string {
 	t.Helper()
 	var info struct{ Layers []struct{ Digest string } }
-	if err := json.Unmarshal([]byte(must(t, nil, "inspect", ref, "-o", "json")), &info); err != nil || len(info.Layers) != 1 {
+	if err := json.Unmarshal([]byte(must(t, nil, "inspect", ref, "--format", "json")), &info); err != nil || len(info.Layers) != 1 {
 		t.Fatalf("inspect %s: %v %+v", ref, err, info)
 	}
 	return info.Layers[0].Digest

@@ -18,7 +18,7 @@ func verifyJSON(t *testing.T, ref, pub string) map[string]int {
 			Signatures, Attestations []struct{ Format, Verdict string }
 		}
 	}
-	out := must(t, nil, "verify", ref, "--key", pub, "--require-provenance", "-o", "json")
+	out := must(t, nil, "verify", ref, "--key", pub, "--require-provenance", "--format", "json")
 	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 || !list[0].Verified {
 		t.Fatalf("verify %s: %v %s", ref, err, out)
 	}

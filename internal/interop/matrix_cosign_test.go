@@ -54,7 +54,7 @@ func cosignSigns(t *testing.T, m *matrix, reg, host string, f *sigstoreFixture, 
 				args = append(append(args, c.trust(t)...), "--allow-insecure-registry", "--allow-http-registry", pinned)
 				peer(t, c.bin, nil, args...)
 			}
-			verify := []string{"verify", pinned, "--require-provenance", "--require-attestation", customPredicateType, "-o", "json"}
+			verify := []string{"verify", pinned, "--require-provenance", "--require-attestation", customPredicateType, "--format", "json"}
 			if c.keyless {
 				verify = append(verify, "--policy", keylessPolicy(t, f.root, f.id))
 			} else {

@@ -30,7 +30,7 @@ func TestForeignBundleHidesClassicFromCosign(t *testing.T) {
 			if out := peerFails(t, cosign2, nil, flags...); !strings.Contains(out, "trusted root is required") {
 				t.Errorf("cosign v2 refused for another reason:\n%s", out)
 			}
-			out := must(t, nil, "verify", p.pinned, "--key", p.key+".pub", "-o", "json")
+			out := must(t, nil, "verify", p.pinned, "--key", p.key+".pub", "--format", "json")
 			for _, want := range []string{`"verified": true`, `"verdict": "valid"`, `"verdict": "invalid"`, "none of the 1 trusted keys verifies it"} {
 				if !strings.Contains(out, want) {
 					t.Fatalf("addonpack verify does not say %s:\n%s", want, out)

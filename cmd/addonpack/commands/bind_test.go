@@ -157,7 +157,7 @@ func TestReferenceBinding(t *testing.T) {
 		// A digest reference still claims the name: other's digest in
 		// hello's repository is refused.
 		var info struct{ Digest string }
-		if err := json.Unmarshal([]byte(accept("inspect", host+"/addons/other:6.6.6", "-o", "json").out), &info); err != nil {
+		if err := json.Unmarshal([]byte(accept("inspect", host+"/addons/other:6.6.6", "--format", "json").out), &info); err != nil {
 			t.Fatal(err)
 		}
 		refuse([]string{"render", host + "/addons/hello@" + info.Digest, "--key", pub}, `names add-on "hello"`, "other 6.6.6")

@@ -47,7 +47,7 @@ func TestPublishAndConsume(t *testing.T) {
 		t.Fatalf("push printed %q, want REPO@%s (%+v)", p.out, digest, p)
 	}
 
-	i := run(t, nil, "inspect", ref, "-o", "json")
+	i := run(t, nil, "inspect", ref, "--format", "json")
 	var info struct {
 		Digest string
 		Addon  struct{ Metadata struct{ Name string } }

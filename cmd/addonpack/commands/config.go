@@ -88,7 +88,7 @@ func newConfigDefaults(g *globals) *cobra.Command {
 		Long:  "defaults prints the add-on's config object with its schema's defaults applied: a starter config\nto edit and pass to render --values.\n\n" + versionHelp,
 		Example: `  addonpack config defaults localhost:5000/addons/hello:0.1.0 --key release.pub > my-hello.yaml
   addonpack render localhost:5000/addons/hello:0.1.0 --key release.pub --values my-hello.yaml
-  addonpack config defaults localhost:5000/addons/hello --version 0.x --key release.pub -o json`,
+  addonpack config defaults localhost:5000/addons/hello --version 0.x --key release.pub --format json`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			arg, err := vr.pin(cmd.Context(), g, args[0])

@@ -89,7 +89,7 @@ func TestConfigConversion(t *testing.T) {
 	}
 	// diff --format json lists, per side, the rules applied; 0.1.0 reads
 	// the object as it is. --exit-code still exits 1 after printing it.
-	r = run(t, env, "diff", v1, v2, "--key", pub, "--values", values, "-o", "json", "--exit-code")
+	r = run(t, env, "diff", v1, v2, "--key", pub, "--values", values, "--format", "json", "--exit-code")
 	type step struct {
 		From, To string
 		Rules    []string
@@ -193,7 +193,7 @@ func TestConfigCheckUpgradeVersion(t *testing.T) {
 	if r.code != 0 || !strings.HasPrefix(r.out, "no previous release: "+repo+`: no version matches "<0.1.0"`) || !strings.HasSuffix(r.out, ": nothing to check\n") {
 		t.Fatalf("first release: %+v", r)
 	}
-	r = run(t, env, "config", "check-upgrade", reg.Host()+"/addons/brand-new", v2, "--version", "<0.2.0", "--allow-first-release", "--key", pub, "-o", "json")
+	r = run(t, env, "config", "check-upgrade", reg.Host()+"/addons/brand-new", v2, "--version", "<0.2.0", "--allow-first-release", "--key", pub, "--format", "json")
 	var report struct {
 		Previous   string   `json:"previous"`
 		NoPrevious string   `json:"noPrevious"`

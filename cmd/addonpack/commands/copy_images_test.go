@@ -65,7 +65,7 @@ func TestCopyImagesAndRender(t *testing.T) {
 	b, _ := os.ReadFile(dep)
 	os.WriteFile(dep, bytes.ReplaceAll(b, []byte("docker.io/hashicorp/http-echo:1.0.0"), []byte(srcHost+"/library/echo:1.0.0")), 0o644)
 	cli(t, "push", src, srcHost+"/addons/hello:0.1.0")
-	out := cli(t, "copy", srcHost+"/addons/hello:0.1.0", dstHost+"/mirror/hello", "--images", "--insecure-skip-verify", "-o", "json")
+	out := cli(t, "copy", srcHost+"/addons/hello:0.1.0", dstHost+"/mirror/hello", "--images", "--insecure-skip-verify", "--format", "json")
 	var res struct {
 		Images []struct{ NewName, Digest string }
 	}

@@ -33,7 +33,7 @@ func TestCopy(t *testing.T) {
 				t.Fatalf("sign bundle: %+v", r)
 			}
 
-			c := run(t, nil, "copy", ref, dst+"/mirror/hello", "--key", key+".pub", "--require-provenance", "-o", "json")
+			c := run(t, nil, "copy", ref, dst+"/mirror/hello", "--key", key+".pub", "--require-provenance", "--format", "json")
 			if c.code != 0 {
 				t.Fatalf("copy: %+v", c)
 			}
@@ -46,7 +46,7 @@ func TestCopy(t *testing.T) {
 				!res.Verification.Verified || len(res.Copied) != 4 || res.Destination != dst+"/mirror/hello@"+digest {
 				t.Fatalf("copy -o json: %v %s", err, c.out)
 			}
-			v := run(t, nil, "verify", dst+"/mirror/hello:0.1.0", "--key", key+".pub", "--require-provenance", "-o", "json")
+			v := run(t, nil, "verify", dst+"/mirror/hello:0.1.0", "--key", key+".pub", "--require-provenance", "--format", "json")
 			if v.code != 0 || strings.Count(v.out, `"verdict": "valid"`) != 3 {
 				t.Fatalf("verify the copy: %+v", v)
 			}

@@ -100,7 +100,7 @@ func TestCosignInterop(t *testing.T) {
 				os.WriteFile(pred, []byte(`{"buildDefinition":{"buildType":"https://example.com/cosign-test","externalParameters":{}},"runDetails":{"builder":{"id":"https://ci.example/cosign"}}}`), 0o600)
 				cosign(t, bin, home, "attest", "--key", cosignKey+".key", "--tlog-upload=false", "--allow-insecure-registry",
 					"--predicate", pred, "--type", "slsaprovenance1", pinned)
-				if r := run(t, nil, "verify", ref, "--key", cosignKey+".pub", "--require-provenance", "--builder-id", "https://ci.example/cosign", "-o", "json"); r.code != 0 {
+				if r := run(t, nil, "verify", ref, "--key", cosignKey+".pub", "--require-provenance", "--builder-id", "https://ci.example/cosign", "--format", "json"); r.code != 0 {
 					t.Fatalf("addonpack verify of cosign's output: %+v", r)
 				}
 				if r := run(t, nil, "verify", ref, "--key", apKey+".pub"); r.code != 9 {

@@ -34,7 +34,7 @@ func newDiff(g *globals) *cobra.Command {
 		Example: `  addonpack diff localhost:5000/addons/hello:0.1.0 localhost:5000/addons/hello:0.2.0 --key release.pub --values my-hello.yaml
   addonpack diff localhost:5000/addons/hello:0.1.0 ./hello --key release.pub --exit-code
   addonpack diff localhost:5000/addons/hello:0.1.0 localhost:5000/addons/hello --version 0.x --key release.pub
-  addonpack diff localhost:5000/addons/hello:0.1.0 ./hello --key release.pub --values my-hello.yaml -o json
+  addonpack diff localhost:5000/addons/hello:0.1.0 ./hello --key release.pub --values my-hello.yaml --format json
   addonpack diff localhost:5000/addons/hello:0.1.0 localhost:5000/addons/hello:0.2.0 --key release.pub --kube-version v1.30.2`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -34,15 +34,15 @@ unresolved.
 With --signatures it lists every signature and attestation stored for the digest (both
 storage schemes) with its kind, format and signer as written: a keyless certificate's issuer,
 subject and Fulcio extensions (the form a policy's identities take, to copy into one with
--o json) or a bundle's key hint. Nothing in that list is verified: verify decides.
+--format json) or a bundle's key hint. Nothing in that list is verified: verify decides.
 
 --version RANGE, with REF naming a repository without a tag, inspects the highest version the
 semver range matches (a pre-release only where the range names one: specs/stack.md), resolved
 once to a digest and inspected as REPO:TAG@DIGEST ("resolved …" on stderr).`,
 		Example: `  addonpack inspect localhost:5000/addons/hello:0.1.0
   addonpack inspect localhost:5000/addons/hello:0.1.0 --key release.pub
-  addonpack inspect localhost:5000/addons/hello:0.1.0 --signatures -o json
-  addonpack inspect ./hello-layout -o json
+  addonpack inspect localhost:5000/addons/hello:0.1.0 --signatures --format json
+  addonpack inspect ./hello-layout --format json
   addonpack inspect localhost:5000/addons/hello --version 0.x`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

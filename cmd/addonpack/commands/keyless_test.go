@@ -68,7 +68,7 @@ func TestKeylessPush(t *testing.T) {
 			b, _ := os.ReadFile(dep)
 			os.WriteFile(dep, bytes.ReplaceAll(b, []byte("http-echo:1.0.0"), []byte("http-echo:1.0.0@sha256:"+strings.Repeat("ab", 32))), 0o644)
 			ref := host + "/addons/hello:0.1.0"
-			args := append([]string{"push", src, ref, "--identity-token", "@" + k.tokenFile, "--sbom", "-o", "json"}, k.flags(i == 1)...)
+			args := append([]string{"push", src, ref, "--identity-token", "@" + k.tokenFile, "--sbom", "--format", "json"}, k.flags(i == 1)...)
 			p := run(t, nil, args...)
 			if p.code != 0 {
 				t.Fatalf("push --keyless: %+v", p)

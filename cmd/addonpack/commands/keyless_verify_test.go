@@ -85,7 +85,7 @@ func TestKeylessVerifyFlags(t *testing.T) {
 		t.Run(reg.name, func(t *testing.T) {
 			w := newKeylessWorld(t, reg.host(t))
 			v := run(t, nil, "verify", w.ref, "--trusted-root", w.root, "--github-repository", "example/hello",
-				"--require-provenance", "--builder-id", "https://github.com/example/hello/.github/workflows/release.yml@refs/tags/*", "-o", "json")
+				"--require-provenance", "--builder-id", "https://github.com/example/hello/.github/workflows/release.yml@refs/tags/*", "--format", "json")
 			if v.code != 0 {
 				t.Fatalf("verify: %+v", v)
 			}
@@ -166,7 +166,7 @@ func TestKeylessVerifyRefusals(t *testing.T) {
 // unverified; the text form shows the same.
 func TestInspectSignatures(t *testing.T) {
 	w := newKeylessWorld(t, bothRegistries[0].host(t))
-	r := run(t, nil, "inspect", w.ref, "--signatures", "-o", "json")
+	r := run(t, nil, "inspect", w.ref, "--signatures", "--format", "json")
 	if r.code != 0 {
 		t.Fatalf("inspect: %+v", r)
 	}

@@ -182,7 +182,7 @@ scopes:
 // resolve returns the digest a tag of host/addons points at.
 func (w *stackWorld) resolve(repoTag string) digest.Digest {
 	w.t.Helper()
-	r := run(w.t, nil, "inspect", w.host+"/addons/"+repoTag, "-o", "json")
+	r := run(w.t, nil, "inspect", w.host+"/addons/"+repoTag, "--format", "json")
 	d := regexp.MustCompile(`sha256:[0-9a-f]{64}`).FindString(r.out)
 	if r.code != 0 || d == "" {
 		w.t.Fatalf("inspect %s: %+v", repoTag, r)

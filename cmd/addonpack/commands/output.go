@@ -27,14 +27,35 @@ func (f *format) Set(s string) error {
 	return fmt.Errorf("must be text or json, not %q", s)
 }
 
-// addFormat registers --format; with short, also -o/--output as its alias
-// (for commands whose -o is not a directory).
-func addFormat(cmd *cobra.Command, f *format, short bool) {
+// addFormat registers --format; with deprecatedAlias, also -o/--output as
+// its deprecated alias: these data verbs once took the format there, and
+// one rule now holds on every verb (-o names a path, --format a format), so
+// scripts that say -o json keep working and are told so on stderr.
+func addFormat(cmd *cobra.Command, f *format, deprecatedAlias bool) {
 	*f = formatText
 	cmd.Flags().Var(f, "format", "output format: text or json")
-	if short {
-		cmd.Flags().VarP(f, "output", "o", "output format: text or json (same as --format)")
+	if deprecatedAlias {
+		cmd.Flags().VarP(&formatAlias{f: f, cmd: cmd}, "output", "o", "deprecated: use --format")
+		_ = cmd.Flags().MarkHidden("output")
 	}
+}
+
+// formatAlias is -o/--output on the data verbs: it sets the format and says
+// on stderr that --format is the flag. (pflag's own deprecation notice would
+// go to cobra's output stream, which is stdout here, into the JSON.)
+type formatAlias struct {
+	f   *format
+	cmd *cobra.Command
+}
+
+func (a *formatAlias) String() string { return a.f.String() }
+func (a *formatAlias) Type() string   { return a.f.Type() }
+func (a *formatAlias) Set(s string) error {
+	if err := a.f.Set(s); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.cmd.ErrOrStderr(), "addonpack: -o/--output %s is deprecated on %s: use --format %s (-o names an output path, as on build, pull and render)\n", s, a.cmd.CommandPath(), s)
+	return nil
 }
 
 // print writes v as indented JSON, or calls text for the human form

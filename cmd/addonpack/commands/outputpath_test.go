@@ -46,8 +46,20 @@ func TestOutputIsAPath(t *testing.T) {
 	if r := run(t, nil, "render", "./hello", "--format", "kustomize", "-o", "json", "--force"); r.code != 0 {
 		t.Fatalf("-o json naming an existing directory: %+v", r)
 	}
-	// Where -o is the format's alias it stays one.
-	if r := run(t, nil, "init", "other", "-o", "json"); r.code != 0 || !strings.HasPrefix(strings.TrimSpace(r.out), "{") {
+	// Where -o was the format's alias it still is one, deprecated: the data
+	// stays clean JSON on stdout and the notice goes to stderr.
+	r := run(t, nil, "init", "other", "-o", "json")
+	if r.code != 0 || !strings.HasPrefix(strings.TrimSpace(r.out), "{") {
 		t.Fatalf("init -o json: %+v", r)
+	}
+	if !strings.Contains(r.err, "deprecated") || !strings.Contains(r.err, "--format json") || strings.Contains(r.out, "deprecated") {
+		t.Fatalf("init -o json: no deprecation notice on stderr (or one on stdout): %+v", r)
+	}
+	// The help shows one rule: the alias is not listed.
+	if h := run(t, nil, "verify", "--help"); strings.Contains(h.out, "-o, --output") {
+		t.Fatalf("verify --help still lists -o as the format:\n%s", h.out)
+	}
+	if r := run(t, nil, "init", "third", "--format", "json"); r.code != 0 || strings.Contains(r.err, "deprecated") {
+		t.Fatalf("init --format json: %+v", r)
 	}
 }

@@ -135,7 +135,7 @@ func TestInspectProfiles(t *testing.T) {
 		want = append(want, strings.TrimSuffix(g.Name(), ".yaml"))
 	}
 
-	r := run(t, nil, "inspect", layout, "-o", "json")
+	r := run(t, nil, "inspect", layout, "--format", "json")
 	var out struct {
 		Profiles []struct {
 			Name       string
@@ -166,7 +166,7 @@ func TestInspectProfiles(t *testing.T) {
 	if r := run(t, nil, "inspect", plain); r.code != 0 || strings.Contains(r.out, "\nProfiles:") {
 		t.Fatalf("inspect of an add-on without profiles: %+v", r)
 	}
-	if r := run(t, nil, "inspect", plain, "-o", "json"); r.code != 0 || strings.Contains(r.out, `"profiles"`) {
+	if r := run(t, nil, "inspect", plain, "--format", "json"); r.code != 0 || strings.Contains(r.out, `"profiles"`) {
 		t.Fatalf("inspect -o json of an add-on without profiles: %+v", r)
 	}
 }

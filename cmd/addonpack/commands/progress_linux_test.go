@@ -82,7 +82,7 @@ func TestProgressOnTerminalOnly(t *testing.T) {
 		t.Fatalf("push under a terminal: exit %d, no packing or upload line drawn:\n%q", code, got)
 	}
 	var info struct{ Layers []struct{ Digest string } }
-	if r := run(t, nil, "inspect", ref, "-o", "json"); r.code != 0 || json.Unmarshal([]byte(r.out), &info) != nil || len(info.Layers) != 1 {
+	if r := run(t, nil, "inspect", ref, "--format", "json"); r.code != 0 || json.Unmarshal([]byte(r.out), &info) != nil || len(info.Layers) != 1 {
 		t.Fatalf("inspect: %+v", r)
 	}
 	line := "Downloading " + strings.TrimPrefix(info.Layers[0].Digest, "sha256:")[:12]

@@ -14,7 +14,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/prune"
 )
 
-// pruneOutput is what prune prints with -o json.
+// pruneOutput is what prune prints with --format json.
 type pruneOutput struct {
 	DryRun bool          `json:"dryRun"`
 	Plan   *prune.Plan   `json:"plan"`
@@ -33,7 +33,7 @@ func newPrune(g *globals) *cobra.Command {
 		Short: "Delete older releases of an add-on with their signatures, attestations and referrers",
 		Long:  pruneHelp,
 		Example: `  addonpack prune localhost:5000/addons/hello --keep 1
-  addonpack prune localhost:5000/addons/hello --keep 1 -o json
+  addonpack prune localhost:5000/addons/hello --keep 1 --format json
   addonpack prune localhost:5000/addons/hello --keep 2 --yes`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -195,7 +195,7 @@ signature in place, reported as skipped with what needs it. A release tag on suc
 only untagged, where the registry can delete a tag alone (distribution 2.8 cannot: the tag is
 then reported skipped).
 
-Without --yes nothing is deleted: prune prints what would go (text, or -o json); on a terminal
+Without --yes nothing is deleted: prune prints what would go (text, or --format json); on a terminal
 it asks for the repository's name to confirm. Each release's manifest is deleted before what
 vouches for it, so an interruption never leaves a tagged release unverifiable; run prune again
 to finish (specs/prune.md). A registry that refuses deletes (distribution without

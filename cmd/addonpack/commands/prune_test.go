@@ -58,7 +58,7 @@ func TestPrune(t *testing.T) {
 					Delete []struct{ Kind, Release string }
 				}
 			}
-			j := run(t, nil, "prune", repo, "--keep", "1", "-o", "json")
+			j := run(t, nil, "prune", repo, "--keep", "1", "--format", "json")
 			if err := json.Unmarshal([]byte(j.out), &out); err != nil || j.code != 0 || !out.DryRun || len(out.Plan.Delete) < 3 {
 				t.Fatalf("-o json: %v %+v", err, j)
 			}
@@ -81,7 +81,7 @@ func TestPrune(t *testing.T) {
 			if v := run(t, nil, "verify", repo+":0.2.0", "--key", pub); v.code != 0 {
 				t.Errorf("kept 0.2.0 no longer verifies: %+v", v)
 			}
-			if again := run(t, nil, "prune", repo, "--keep", "1", "-o", "json"); !strings.Contains(again.out, `"delete": []`) {
+			if again := run(t, nil, "prune", repo, "--keep", "1", "--format", "json"); !strings.Contains(again.out, `"delete": []`) {
 				t.Errorf("second run: %+v", again)
 			}
 		})
@@ -117,7 +117,7 @@ func TestPruneRefusals(t *testing.T) {
 			}
 		})
 	}
-	if r := run(t, nil, "prune", repo, "--keep", "1", "-o", "json"); !strings.Contains(r.out, `"0.1.0"`) {
+	if r := run(t, nil, "prune", repo, "--keep", "1", "--format", "json"); !strings.Contains(r.out, `"0.1.0"`) {
 		t.Errorf("after the refusals 0.1.0 is not listed: %+v", r)
 	}
 }
@@ -143,7 +143,7 @@ func TestPruneKeptSignatures(t *testing.T) {
 					Skipped []struct{ Kind, Digest, Tag, NeededBy, Reason string }
 				}
 			}
-			j := run(t, nil, "prune", repo, "--keep", "1", "-o", "json")
+			j := run(t, nil, "prune", repo, "--keep", "1", "--format", "json")
 			if err := json.Unmarshal([]byte(j.out), &out); err != nil || j.code != 0 {
 				t.Fatalf("-o json: %v %+v", err, j)
 			}

@@ -135,7 +135,7 @@ func isFormatName(s string) bool {
 func checkOutputPath(cmd *cobra.Command) error {
 	f := cmd.Flags().Lookup("output")
 	if f == nil || !f.Changed || f.Value.Type() != "string" {
-		return nil // not a path flag: -o is --format's alias there
+		return nil // not a path flag: -o is --format's deprecated alias there
 	}
 	p := f.Value.String()
 	if !isFormatName(p) {

@@ -38,7 +38,7 @@ func TestSignedPushAndVerify(t *testing.T) {
 				ref := host + "/addons/hello:0.1.0"
 				env := map[string]string{"COSIGN_PASSWORD": "test-password", "GITHUB_ACTIONS": "true",
 					"GITHUB_SERVER_URL": "https://github.com", "GITHUB_WORKFLOW_REF": "example/hello/.github/workflows/release.yml@refs/tags/v0.1.0"}
-				p := run(t, env, "push", src, ref, "--key", prefix+".key", "--signature-format", format, "-o", "json")
+				p := run(t, env, "push", src, ref, "--key", prefix+".key", "--signature-format", format, "--format", "json")
 				if p.code != 0 {
 					t.Fatalf("push --key: %+v", p)
 				}
@@ -49,7 +49,7 @@ func TestSignedPushAndVerify(t *testing.T) {
 					t.Fatalf("push output: %v %s", err, p.out)
 				}
 				v := run(t, nil, "verify", ref, "--key", prefix+".pub", "--require-provenance",
-					"--builder-id", "https://github.com/example/hello/.github/workflows/release.yml@refs/tags/v0.1.0", "-o", "json")
+					"--builder-id", "https://github.com/example/hello/.github/workflows/release.yml@refs/tags/v0.1.0", "--format", "json")
 				if v.code != 0 {
 					t.Fatalf("verify: %+v", v)
 				}

@@ -36,7 +36,7 @@ With several references, they are verified in one process with one registry clie
 bounded concurrency, one line each; digests that passed the same policy within the last
 hour are answered from the verified-digest cache (--no-cache to check them all again).`,
 		Example: `  addonpack verify localhost:5000/addons/hello:0.1.0 --key release.pub --require-provenance
-  addonpack verify localhost:5000/addons/hello:0.1.0 --policy policy.yaml -o json`,
+  addonpack verify localhost:5000/addons/hello:0.1.0 --policy policy.yaml --format json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageError{errors.New("verify needs at least one reference")}

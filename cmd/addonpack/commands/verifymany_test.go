@@ -56,7 +56,7 @@ func TestVerifyMany(t *testing.T) {
 	unsigned := filepath.Join(t.TempDir(), "u")
 	run(t, env, "init", unsigned)
 	run(t, env, "push", unsigned, reg.Host()+"/addons/u:0.1.0")
-	mixed := run(t, env, "verify", refs[0], reg.Host()+"/addons/u:0.1.0", "--key", pub, "-o", "json")
+	mixed := run(t, env, "verify", refs[0], reg.Host()+"/addons/u:0.1.0", "--key", pub, "--format", "json")
 	var outcomes []struct {
 		Reference string
 		Verified  bool

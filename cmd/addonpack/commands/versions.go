@@ -23,7 +23,7 @@ that are strict semantic versions ("_" standing for "+"), lowest first, one per 
 pre-release rule of specs/stack.md: a pre-release matches only a range that names a pre-release
 of the same MAJOR.MINOR.PATCH.`,
 		Example: `  addonpack versions localhost:5000/addons/hello
-  addonpack versions localhost:5000/addons/hello --version 0.x -o json`,
+  addonpack versions localhost:5000/addons/hello --version 0.x --format json`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			repo, err := g.reference(args[0])

@@ -47,7 +47,7 @@ func TestVersions(t *testing.T) {
 	if want := "1.13.0\n1.14.0\n1.15.0-rc.1\n1.15.3\n2.0.0-alpha.1\n2.0.0\n"; r.code != 0 || r.out != want {
 		t.Fatalf("versions = %+v, want\n%s", r, want)
 	}
-	r = run(t, nil, "versions", repo, "--version", ">=1.14.0, <2.0.0", "-o", "json")
+	r = run(t, nil, "versions", repo, "--version", ">=1.14.0, <2.0.0", "--format", "json")
 	var got struct {
 		Repository, Range string
 		Versions          []struct{ Tag, Version string }
