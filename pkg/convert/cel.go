@@ -31,9 +31,16 @@ const MaxSizeEstimate = 1024
 // newEnv builds the CEL environment of conversion expressions: the one
 // variable spec, the standard library and extension libraries at fixed
 // versions. None of them reads a clock, the network or a file.
-func newEnv() (*cel.Env, error) {
-	return cel.NewEnv(append([]cel.EnvOption{
-		cel.Variable("spec", cel.DynType),
+func newEnv() (*cel.Env, error) { return newEnvFor("spec") }
+
+// newEnvFor is newEnv with the given variables, each of any JSON value, in
+// place of spec (a policy's attestation rules: condition.go).
+func newEnvFor(vars ...string) (*cel.Env, error) {
+	opts := make([]cel.EnvOption, 0, len(vars))
+	for _, v := range vars {
+		opts = append(opts, cel.Variable(v, cel.DynType))
+	}
+	return cel.NewEnv(append(append(opts,
 		cel.OptionalTypes(cel.OptionalTypesVersion(1)),
 		ext.Strings(ext.StringsVersion(3)),
 		// lists.range allocates its list before its size is checked (evalsize.go).
@@ -46,7 +53,7 @@ func newEnv() (*cel.Env, error) {
 		// Pinned, so that a cel-go upgrade cannot change which packages
 		// the builder accepts.
 		cel.CostModelVersion(1),
-	}, boundedStrings()...)...)
+	), boundedStrings()...)...)
 }
 
 // expr is one compiled expression.
@@ -59,8 +66,14 @@ type expr struct {
 }
 
 // compile parses and checks src, wanting a bool when wantBool, and
-// estimates its cost.
+// estimates its cost with MaxSizeEstimate-sized inputs.
 func compile(env *cel.Env, src string, wantBool bool) (*expr, error) {
+	return compileSized(env, src, wantBool, MaxSizeEstimate)
+}
+
+// compileSized is compile with every list, map and string taken to hold
+// size elements in the estimate.
+func compileSized(env *cel.Env, src string, wantBool bool, size uint64) (*expr, error) {
 	ast, iss := env.Compile(src)
 	if iss != nil && iss.Err() != nil {
 		return nil, fmt.Errorf("%w: CEL expression %q does not compile: %v", ErrConvert, src, iss.Err())
@@ -71,7 +84,7 @@ func compile(env *cel.Env, src string, wantBool bool) (*expr, error) {
 	if n := expansion(ast.NativeRep().Expr(), nil, MaxExpansion); n > MaxExpansion {
 		return nil, fmt.Errorf("%w: CEL expression %q expands to more than %d nodes, each reference to a cel.bind variable counted as the expression bound to it", ErrConvert, src, MaxExpansion)
 	}
-	est, err := env.EstimateCost(ast, sizeEstimator{})
+	est, err := env.EstimateCost(ast, sizeEstimator{size})
 	if err != nil {
 		return nil, fmt.Errorf("%w: CEL expression %q: estimating its cost: %v", ErrConvert, src, err)
 	}
@@ -97,10 +110,10 @@ func compileBounded(env *cel.Env, src string, wantBool bool, field string) (*exp
 }
 
 // sizeEstimator bounds every size the checker cannot know.
-type sizeEstimator struct{}
+type sizeEstimator struct{ max uint64 }
 
-func (sizeEstimator) EstimateSize(cost.AstNode) *cost.SizeEstimate {
-	return &cost.SizeEstimate{Min: 0, Max: MaxSizeEstimate}
+func (s sizeEstimator) EstimateSize(cost.AstNode) *cost.SizeEstimate {
+	return &cost.SizeEstimate{Min: 0, Max: s.max}
 }
 
 func (sizeEstimator) EstimateCallCost(string, string, *cost.AstNode, []cost.AstNode) *cost.CallEstimate {

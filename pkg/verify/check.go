@@ -247,6 +247,7 @@ func (ck checker) window(k *Key) error {
 type statement struct {
 	Type          string          `json:"_type"`
 	PredicateType string          `json:"predicateType"`
+	Subject       json.RawMessage `json:"subject"`
 	Predicate     json.RawMessage `json:"predicate"`
 }
 

@@ -11,8 +11,8 @@ import (
 )
 
 // decide applies the scope's threshold and provenance rules to the checked
-// candidates.
-func decide(res *Result, scope *Scope, cands []candidate, fail func(...error) (*Result, error)) (*Result, error) {
+// candidates; ruleErrs are the attestation rules that did not hold.
+func decide(res *Result, scope *Scope, cands []candidate, ruleErrs []error, fail func(...error) (*Result, error)) (*Result, error) {
 	signed := map[string]bool{}
 	var sigErrs, attErrs []error
 	nSigs := 0
@@ -50,6 +50,7 @@ func decide(res *Result, scope *Scope, cands []candidate, fail func(...error) (*
 		reasons = append(reasons, sigErrs...)
 	}
 	reasons = append(reasons, provenanceReasons(scope.Provenance, cands, attErrs)...)
+	reasons = append(reasons, ruleErrs...)
 	if len(reasons) > 0 {
 		return fail(reasons...)
 	}

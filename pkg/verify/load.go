@@ -20,12 +20,14 @@ import (
 	"github.com/addonpack/addonpack/specs"
 )
 
-// Policy file identifiers (specs/policy.md).
+// Policy file identifiers (specs/policy.md). PolicyAPIVersionV2 adds
+// attestation rules; PolicyAPIVersion is read as before.
 const (
-	PolicyAPIVersion = "addonpack.dev/v1alpha1"
-	PolicyKind       = "VerificationPolicy"
-	policySchemaPath = "schemas/policy.schema.json"
-	maxPolicySize    = 1 << 20
+	PolicyAPIVersion   = "addonpack.dev/v1alpha1"
+	PolicyAPIVersionV2 = "addonpack.dev/v1alpha2"
+	PolicyKind         = "VerificationPolicy"
+	policySchemaPath   = "schemas/policy.schema.json"
+	maxPolicySize      = 1 << 20
 )
 
 // policyFile is the YAML document.
@@ -66,6 +68,11 @@ type policyFile struct {
 			SourceRepositories []string `json:"sourceRepositories"`
 			PredicateTypes     []string `json:"predicateTypes"`
 		} `json:"provenance"`
+		Attestations []struct {
+			Name          string `json:"name"`
+			PredicateType string `json:"predicateType"`
+			Condition     string `json:"condition"`
+		} `json:"attestations"`
 	} `json:"scopes"`
 	Names []struct {
 		Repository string `json:"repository"`
@@ -145,6 +152,12 @@ func ParsePolicy(ctx context.Context, raw []byte, name string, getenv func(strin
 			Required: s.Provenance.Required, BuilderIDs: s.Provenance.BuilderIDs,
 			SourceRepositories: s.Provenance.SourceRepositories, PredicateTypes: s.Provenance.PredicateTypes,
 		}}
+		if len(s.Attestations) > 0 && f.APIVersion != PolicyAPIVersionV2 {
+			return nil, fmt.Errorf("policy %s: %w: scope %q: attestations need apiVersion %s (this policy is %s)", name, ErrPolicy, s.Prefix, PolicyAPIVersionV2, f.APIVersion)
+		}
+		for _, a := range s.Attestations {
+			sc.Attestations = append(sc.Attestations, AttestationRule{Name: a.Name, PredicateType: a.PredicateType, Condition: a.Condition})
+		}
 		for _, kn := range s.Keys {
 			k, ok := named[kn]
 			if !ok {

@@ -32,6 +32,13 @@ func (r *Result) WriteText(w io.Writer, verbose bool) error {
 	}
 	fmt.Fprintf(w, "  %d signature(s), %d attestation(s) examined; %d valid signer(s), %d valid attestation(s)\n",
 		len(r.Signatures), len(r.Attestations), len(r.SignedBy), nAtt)
+	for _, rule := range r.Rules {
+		if rule.Holds {
+			fmt.Fprintf(w, "  rule %s (%s) holds: %s\n", rule.Name, rule.PredicateType, rule.Location)
+		} else {
+			fmt.Fprintf(w, "  rule %s (%s) does not hold\n", rule.Name, rule.PredicateType)
+		}
+	}
 	for _, reason := range r.Reasons {
 		fmt.Fprintf(w, "  reason: %s\n", reason)
 	}

@@ -52,6 +52,9 @@ type Scope struct {
 	// issuer and subject) must have signed; 0 means 1.
 	Threshold  int
 	Provenance ProvenanceRules
+	// Attestations are rules over the attestations that verified under
+	// the scope's signers (specs/policy.md, Attestation rules).
+	Attestations []AttestationRule
 }
 
 // Key is a trusted public key with an optional validity window.
@@ -168,7 +171,8 @@ func (p *Policy) validate() error {
 		return fmt.Errorf("%w: no scopes", ErrPolicy)
 	}
 	seen := map[string]bool{}
-	for _, s := range p.Scopes {
+	for i := range p.Scopes {
+		s := &p.Scopes[i]
 		if seen[s.Prefix] {
 			return fmt.Errorf("%w: scope %q listed twice", ErrPolicy, s.Prefix)
 		}
@@ -181,6 +185,17 @@ func (p *Policy) validate() error {
 		}
 		for i := range s.Identities {
 			if err := s.Identities[i].compile(); err != nil {
+				return fmt.Errorf("scope %q: %w", s.Prefix, err)
+			}
+		}
+		rules := map[string]bool{}
+		for i := range s.Attestations {
+			r := &s.Attestations[i]
+			if rules[r.Name] {
+				return fmt.Errorf("%w: scope %q: attestation rule %q listed twice", ErrPolicy, s.Prefix, r.Name)
+			}
+			rules[r.Name] = true
+			if err := r.compile(); err != nil {
 				return fmt.Errorf("scope %q: %w", s.Prefix, err)
 			}
 		}
@@ -242,12 +257,18 @@ func (p *Policy) Digest() string {
 		SubjectRegexp string                 `json:"subjectRegexp,omitempty"`
 		Extensions    certificate.Extensions `json:"extensions"`
 	}
+	type rule struct {
+		Name          string `json:"name"`
+		PredicateType string `json:"predicateType"`
+		Condition     string `json:"condition,omitempty"`
+	}
 	type scope struct {
-		Prefix     string          `json:"prefix"`
-		Keys       []key           `json:"keys"`
-		Identities []identity      `json:"identities,omitempty"`
-		Threshold  int             `json:"threshold"`
-		Provenance ProvenanceRules `json:"provenance"`
+		Prefix       string          `json:"prefix"`
+		Keys         []key           `json:"keys"`
+		Identities   []identity      `json:"identities,omitempty"`
+		Threshold    int             `json:"threshold"`
+		Provenance   ProvenanceRules `json:"provenance"`
+		Attestations []rule          `json:"attestations,omitempty"` // absent when none: older digests stay
 	}
 	var canon struct {
 		Scopes []scope `json:"scopes"`
@@ -274,6 +295,10 @@ func (p *Policy) Digest() string {
 			}
 			cs.Identities = append(cs.Identities, ci)
 		}
+		for _, r := range s.Attestations {
+			cs.Attestations = append(cs.Attestations, rule{Name: r.Name, PredicateType: r.PredicateType, Condition: r.Condition})
+		}
+		sort.Slice(cs.Attestations, func(i, j int) bool { return cs.Attestations[i].Name < cs.Attestations[j].Name })
 		sort.Slice(cs.Identities, func(i, j int) bool {
 			a, _ := json.Marshal(cs.Identities[i])
 			b, _ := json.Marshal(cs.Identities[j])

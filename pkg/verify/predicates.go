@@ -18,6 +18,8 @@ var predicateAliases = map[string][]string{
 	"spdx":            {"https://spdx.dev/Document"},
 	"spdxjson":        {"https://spdx.dev/Document"},
 	"slsaprovenance1": {ProvenancePredicateType},
+	"vuln":            {"https://cosign.sigstore.dev/attestation/vuln/v1"},
+	"openvex":         {"https://openvex.dev/ns"},
 }
 
 // predicateMatches reports whether an attestation of type got satisfies a

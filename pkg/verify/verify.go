@@ -77,7 +77,10 @@ type Result struct {
 	SignedBy     []string      `json:"signedBy"`
 	Signatures   []Candidate   `json:"signatures"`
 	Attestations []Candidate   `json:"attestations"`
-	Reasons      []string      `json:"reasons,omitempty"`
+	// Rules are the outcomes of the scope's attestation rules (none when
+	// it has none).
+	Rules   []RuleResult `json:"rules,omitempty"`
+	Reasons []string     `json:"reasons,omitempty"`
 }
 
 // Verify checks subject (a manifest of t's repository, resolved once by the
@@ -132,5 +135,15 @@ func verify(ctx context.Context, t Target, subject ocispec.Descriptor, p *Policy
 	if err := ck.checkAll(ctx, cands); err != nil {
 		return nil, err // registry failure
 	}
-	return decide(res, scope, cands, fail)
+	var ruleErrs []error
+	if len(scope.Attestations) > 0 {
+		var addon map[string]any
+		if names(scope.Attestations, "addon") {
+			if addon, err = loadAddonFacts(ctx, t, subject); err != nil {
+				return nil, err
+			}
+		}
+		res.Rules, ruleErrs = checkRules(scope, cands, addon)
+	}
+	return decide(res, scope, cands, ruleErrs, fail)
 }
