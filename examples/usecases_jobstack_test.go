@@ -82,7 +82,7 @@ func TestUseCaseInstallJobStack(t *testing.T) {
 		}
 		apply := func(stage string) string {
 			return "apply --server-side --field-manager=addonpack -k " + filepath.Join(r.root, "work", "stack", stage) +
-				` -o jsonpath={.kind} {.metadata.name} {.metadata.namespace}{"\n"}`
+				` -o go-template={{if .items}}{{range .items}}{{.kind}} {{.metadata.name}} {{.metadata.namespace}}{{"\n"}}{{end}}{{else}}{{.kind}} {{.metadata.name}} {{.metadata.namespace}}{{"\n"}}{{end}}`
 		}
 		want := []string{
 			apply(stages[0]),
