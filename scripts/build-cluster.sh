@@ -5,6 +5,8 @@
 #   k8s/                  kube-apiserver, kubectl (k8s.io/kubernetes), etcd
 #   source-controller/    Flux source-controller
 #   kustomize-controller/ Flux kustomize-controller
+# and fetches (argocd-crd) Argo CD's Application CRD, which the suite uses for
+# a server-side dry-run (Argo CD's controllers are not run).
 # Each module's binaries are reused when present and its stamp file
 # (bin/cluster/.stamp-MODULE) records the same pinned versions: a hash of the
 # module's go.mod and go.sum, the Go version and the link flags. Modules come
@@ -15,6 +17,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 K8S_VERSION=v1.34.4 # keep in step with e2e/cluster/tools/k8s/go.mod
+# Argo CD's release whose manifests/crds/application-crd.yaml the suite
+# installs, and its module zip's h1: hash (go.sum's form). v3.5.x is the
+# newest line whose go.mod fits Go 1.26.8 (v3.6 needs 1.27); only the module
+# zip is fetched, nothing is built from it.
+ARGOCD_VERSION=v3.5.7
+ARGOCD_SUM=h1:Xm1BF+I5OgDKUG3SDK49vn2/Y5AMyaNVko+/JT08gj0=
 OUT="${CLUSTER_BIN:-bin/cluster}"
 TOOLS=e2e/cluster/tools
 mkdir -p "$OUT"
@@ -95,9 +103,34 @@ build() {
   echo "build-cluster: built ${names[*]} in $((SECONDS - start))s" >&2
 }
 
-# Arguments name the modules to build (default: all three).
+# argocd_crd: Argo CD's Application CRD into $OUT/argocd/, from the module
+# zip of ARGOCD_VERSION through the module proxy (and the checksum database,
+# as for any module); refused unless the zip's hash is ARGOCD_SUM.
+argocd_crd() {
+  local want="$ARGOCD_VERSION $ARGOCD_SUM" json dir sum
+  if [ -f "$OUT/argocd/application-crd.yaml" ] && [ "$(cat "$OUT/.stamp-argocd-crd" 2>/dev/null)" = "$want" ]; then
+    echo "build-cluster: Argo CD $ARGOCD_VERSION Application CRD present in $OUT/argocd" >&2
+    return
+  fi
+  rm -f "$OUT/.stamp-argocd-crd"
+  # Outside any module: a bare download of one module version.
+  json="$(cd / && GOFLAGS= go mod download -json "github.com/argoproj/argo-cd/v3@$ARGOCD_VERSION")"
+  dir="$(jq -r '.Dir // empty' <<<"$json")"
+  sum="$(jq -r '.Sum // empty' <<<"$json")"
+  if [ -z "$dir" ] || [ "$sum" != "$ARGOCD_SUM" ]; then
+    echo "build-cluster: github.com/argoproj/argo-cd/v3@$ARGOCD_VERSION: got sum '$sum' (want $ARGOCD_SUM): $(jq -r '.Error // empty' <<<"$json")" >&2
+    return 1
+  fi
+  mkdir -p "$OUT/argocd"
+  install -m 644 "$dir/manifests/crds/application-crd.yaml" "$OUT/argocd/application-crd.yaml.tmp"
+  mv "$OUT/argocd/application-crd.yaml.tmp" "$OUT/argocd/application-crd.yaml"
+  echo "$want" >"$OUT/.stamp-argocd-crd"
+  echo "build-cluster: Argo CD $ARGOCD_VERSION Application CRD in $OUT/argocd" >&2
+}
+
+# Arguments name the modules to build (default: all three and argocd-crd).
 selected=("$@")
-[ ${#selected[@]} -gt 0 ] || selected=(k8s source-controller kustomize-controller)
+[ ${#selected[@]} -gt 0 ] || selected=(k8s source-controller kustomize-controller argocd-crd)
 # One build at a time (.ci/run starts one early, in the background, and
 # make e2e runs this again): a second run waits, then finds the binaries.
 exec 9>"$OUT/.lock"
@@ -119,8 +152,11 @@ for module in "${selected[@]}"; do
   source-controller | kustomize-controller)
     build "$module" "" "$module=github.com/fluxcd/$module" &
     ;;
+  argocd-crd)
+    argocd_crd &
+    ;;
   *)
-    echo "build-cluster: unknown module $module (k8s, source-controller, kustomize-controller)" >&2
+    echo "build-cluster: unknown module $module (k8s, source-controller, kustomize-controller, argocd-crd)" >&2
     exit 2
     ;;
   esac
