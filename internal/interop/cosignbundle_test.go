@@ -46,7 +46,7 @@ func TestCosignVerifiesBundles(t *testing.T) {
 						a = p.key + ".pub"
 					case "trusted_root.json":
 						a = root
-					case "registry.example.com/addons/hello@sha256:…":
+					case "localhost:5000/addons/hello:0.1.0":
 						a = p.pinned
 					}
 					args = append(args, a)
