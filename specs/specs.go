@@ -16,3 +16,7 @@ const AddonSchemaPath = "schemas/addon.schema.json"
 // AddonV1Alpha2SchemaPath is the JSON Schema of addon.yaml of
 // addonpack.dev/v1alpha2 inside Schemas.
 const AddonV1Alpha2SchemaPath = "schemas/addon.v1alpha2.schema.json"
+
+// MirrorSchemaPath is the JSON Schema of the mirror file (specs/mirror.md)
+// inside Schemas.
+const MirrorSchemaPath = "schemas/mirror.schema.json"
