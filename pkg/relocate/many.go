@@ -17,6 +17,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/layout"
 	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/verify"
 )
 
 // Entry is one artifact of a copy of several (a locked stack), named by
@@ -222,4 +223,32 @@ func ReadLayoutFile(path, name string, max int64) ([]byte, error) {
 			return limited(tr)
 		}
 	}
+}
+
+// VerifyTarballEntry verifies the artifact e.Ref.Digest of the OCI layout
+// tarball (or directory) at path as FromTarballMany would before writing:
+// its signatures in the layout under opts.Policy, in the scope of e.Ref (its
+// destination repository), and the add-on bound to e's name and tag. It
+// writes nothing: a dry run of an import.
+func VerifyTarballEntry(ctx context.Context, path string, e Entry, opts Options) (*verify.Result, error) {
+	ls, err := openLayout(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	root, err := ls.Resolve(ctx, e.Ref.Digest.String())
+	if err != nil {
+		return nil, fmt.Errorf("OCI layout %s: %s (%s): %w", path, e.Ref.Digest, e.Ref.Repo(), err)
+	}
+	items, err := plan(ctx, ls, root, e.Ref.Tag, opts.maxReferrers())
+	if err != nil {
+		return nil, fmt.Errorf("copy %s@%s: %w", path, root.Digest, err)
+	}
+	v, err := verifySnapshot(ctx, ls, items, e.Ref, root, opts)
+	if err != nil {
+		return v, fmt.Errorf("copy %s@%s to %s: %w", path, root.Digest, e.Ref.Repo(), err)
+	}
+	named := opts
+	named.Name = e.Name
+	_, err = bind(ctx, &artifact.Layout{Path: path, Store: ls.ReadOnlyStore, Root: root}, root, named, e.Ref)
+	return v, err
 }

@@ -38,3 +38,19 @@ func CompileEmbedded(fsys fs.FS, name string) (*jsonschema.Schema, error) {
 	}
 	return sch, err
 }
+
+// ValidateEmbedded validates the JSON document js against the embedded
+// schema at name in fsys (CompileEmbedded), for a package that reads one of
+// addonpack's own file formats (the mirror file) without linking the
+// JSON Schema library itself.
+func ValidateEmbedded(fsys fs.FS, name string, js []byte) error {
+	sch, err := CompileEmbedded(fsys, name)
+	if err != nil {
+		return err
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(js))
+	if err != nil {
+		return err
+	}
+	return sch.Validate(doc)
+}
