@@ -41,6 +41,8 @@ FUZZ_TARGETS := \
 	./pkg/verify:FuzzCreateTrustedRoot \
 	./pkg/provenance:FuzzSourceURI \
 	./pkg/semver:FuzzSelect \
+	./pkg/mirror:FuzzParse \
+	./pkg/mirror:FuzzParseIndex \
 	./pkg/stack:FuzzParse \
 	./pkg/stack:FuzzParseLock \
 	./pkg/sbom:FuzzRead

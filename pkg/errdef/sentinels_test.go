@@ -21,6 +21,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/keys"
 	"github.com/addonpack/addonpack/pkg/layout"
+	"github.com/addonpack/addonpack/pkg/mirror"
 	"github.com/addonpack/addonpack/pkg/provenance"
 	"github.com/addonpack/addonpack/pkg/prune"
 	"github.com/addonpack/addonpack/pkg/push"
@@ -88,6 +89,10 @@ var sentinels = map[string]error{
 	"registry.ErrTooLarge":          registry.ErrTooLarge,
 	"registry.ErrUnauthorized":      registry.ErrUnauthorized,
 	"registry.ErrUnreachable":       registry.ErrUnreachable,
+	"mirror.ErrFile":                mirror.ErrFile,
+	"mirror.ErrDrift":               mirror.ErrDrift,
+	"mirror.ErrOptions":             mirror.ErrOptions,
+	"mirror.ErrNotMirrorTarball":    mirror.ErrNotMirrorTarball,
 	"relocate.ErrImagesWithMany":    relocate.ErrImagesWithMany,
 	"relocate.ErrMalformedRecord":   relocate.ErrMalformedRecord,
 	"relocate.ErrTooMany":           relocate.ErrTooMany,
