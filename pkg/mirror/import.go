@@ -82,7 +82,7 @@ func Import(ctx context.Context, tarball string, m *Mirror, opts Options) (*Resu
 func fromTarball(ctx context.Context, tarball string, m *Mirror, s Source, r IndexRelease, pol *verify.Policy, opts Options) Release {
 	dst := m.Destination.Target(s.Repository, r.Tag)
 	rel := Release{Source: tarball + ":" + r.LayoutTag, Destination: dst.String(), Tag: r.Tag, Digest: r.Digest}
-	if done := atDestination(ctx, opts.Client, dst, &rel, consume.Options{Client: opts.Client, Policy: pol, Name: s.Name}, opts.Force); done {
+	if done := atDestination(ctx, opts.Client, dst, &rel, consume.Options{Client: opts.Client, Policy: pol, Name: s.Name}, opts.Force, false); done {
 		return rel
 	}
 	pinned := dst

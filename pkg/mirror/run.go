@@ -133,18 +133,20 @@ func toRegistry(ctx context.Context, m *Mirror, j job, pol *verify.Policy, opts 
 	}
 	rel.Source, rel.Digest = src.String(), src.Digest
 	co := consume.Options{Client: c, Policy: pol, Name: j.src.Name}
-	if done := atDestination(ctx, c, dst, &rel, co, opts.Force); done {
-		return rel
-	}
-	v, err := consume.Verify(ctx, src, co)
-	if err != nil {
-		rel.refuse(fmt.Errorf("%s: at the source: %w", src, err))
+	if done := atDestination(ctx, c, dst, &rel, co, opts.Force, j.src.Images); done {
 		return rel
 	}
 	if opts.DryRun {
+		v, err := consume.Verify(ctx, src, co)
+		if err != nil {
+			rel.refuse(fmt.Errorf("%s: at the source: %w", src, err))
+			return rel
+		}
 		rel.State, rel.SignedBy = StateWouldCopy, signers(v)
 		return rel
 	}
+	// The copy verifies the source itself, against exactly the signatures
+	// it then writes, before anything is written (relocate.Copy).
 	cr, err := relocate.Copy(ctx, c, src, dst, relocate.Options{Policy: pol, Images: j.src.Images, Name: j.src.Name, MaxReferrers: opts.MaxReferrers})
 	if err != nil {
 		rel.refuse(err)
@@ -167,9 +169,10 @@ func resolveOnce(ctx context.Context, c *registry.Client, ref registry.Reference
 
 // atDestination resolves dst's tag and settles rel when nothing is to be
 // copied: up to date (the tag points at rel.Digest and the release verifies
-// there), drift (another digest, without force), or refused (the
-// destination cannot be read). It returns false when rel is to be copied.
-func atDestination(ctx context.Context, c *registry.Client, dst registry.Reference, rel *Release, co consume.Options, force bool) bool {
+// there, with its relocation record when images are copied), drift
+// (another digest, without force), or refused (the destination cannot be
+// read). It returns false when rel is to be copied.
+func atDestination(ctx context.Context, c *registry.Client, dst registry.Reference, rel *Release, co consume.Options, force, images bool) bool {
 	cur, err := c.Resolve(ctx, dst)
 	switch {
 	case errors.Is(err, registry.ErrNotFound):
@@ -187,6 +190,14 @@ func atDestination(ctx context.Context, c *registry.Client, dst registry.Referen
 	pinned := dst
 	pinned.Digest = cur.Digest
 	v, err := consume.Verify(ctx, pinned, co)
+	if err == nil && images {
+		// Copied before without its images (images: true added since):
+		// copied again, which adds them and their record.
+		var rec *relocate.Record
+		if rec, err = relocate.LoadRecord(ctx, c, dst, cur); err == nil && rec == nil {
+			return false
+		}
+	}
 	switch {
 	case err == nil:
 		rel.State, rel.SignedBy = StateUpToDate, signers(v)

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/addonpack/addonpack/pkg/errdef"
+	"github.com/addonpack/addonpack/pkg/mirror"
 	"github.com/addonpack/addonpack/pkg/stack"
 )
 
@@ -22,7 +23,7 @@ const (
 	ExitIntegrity   = 7   // the registry served bytes that do not match their digest or size, or a cached blob changed while read
 	ExitConflict    = 8   // the target exists: pull -o, render -o take --force; init and keygen never overwrite
 	ExitVerify      = 9   // verification failed: signatures, attestations or provenance do not satisfy the keys or policy
-	ExitDrift       = 10  // lock --check: the lock no longer matches its stack file or the registries
+	ExitDrift       = 10  // lock --check: the lock no longer matches its stack file or the registries; mirror: a destination tag at another digest
 	ExitInterrupted = 130 // interrupted by SIGINT or SIGTERM
 )
 
@@ -45,7 +46,7 @@ func ExitCode(ctx context.Context, err error) int {
 		return ExitFailure
 	case ctx.Err() != nil || errors.Is(err, context.Canceled):
 		return ExitInterrupted
-	case errors.Is(err, stack.ErrDrift): // lock --check's own code
+	case errors.Is(err, stack.ErrDrift), errors.Is(err, mirror.ErrDrift): // lock --check's and mirror's own code
 		return ExitDrift
 	}
 	switch errdef.ClassOf(err) {

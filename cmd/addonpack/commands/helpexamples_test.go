@@ -218,10 +218,13 @@ func helpWorld(t *testing.T, env map[string]string, host string) string {
 		t.Fatalf("config defaults: %+v", d)
 	}
 	files := map[string]string{
-		"my-hello.yaml":  d.out,
-		"policy.yaml":    "apiVersion: addonpack.dev/v1alpha1\nkind: VerificationPolicy\nkeys:\n  - name: release\n    path: release.pub\nscopes:\n  - keys: [release]\n",
-		"sbom.spdx.json": `{"spdxVersion": "SPDX-2.3", "SPDXID": "SPDXRef-DOCUMENT", "name": "hello", "dataLicense": "CC0-1.0"}` + "\n",
-		"addons.yaml":    "apiVersion: addonpack.dev/v1alpha1\nkind: Stack\naddons:\n  - repository: " + host + "/addons/hello\n    version: \">=0.1.0, <1.0.0\"\n    values: my-hello.yaml\n",
+		"my-hello.yaml":       d.out,
+		"policy.yaml":         "apiVersion: addonpack.dev/v1alpha1\nkind: VerificationPolicy\nkeys:\n  - name: release\n    path: release.pub\nscopes:\n  - keys: [release]\n",
+		"sbom.spdx.json":      `{"spdxVersion": "SPDX-2.3", "SPDXID": "SPDXRef-DOCUMENT", "name": "hello", "dataLicense": "CC0-1.0"}` + "\n",
+		"addons.yaml":         "apiVersion: addonpack.dev/v1alpha1\nkind: Stack\naddons:\n  - repository: " + host + "/addons/hello\n    version: \">=0.1.0, <1.0.0\"\n    values: my-hello.yaml\n",
+		"mirror.yaml":         mirrorFile("file: policy.yaml", host, "registry: "+host+"/mirror"),
+		"mirror-tarball.yaml": mirrorFile("keys: [release.pub]", host, "tarball: mirror.tar"),
+		"mirror-airgap.yaml":  mirrorFile("file: policy.yaml", host, "registry: "+host+"/airgap"),
 	}
 	for name, body := range sigstoreMaterial(t) {
 		files[name] = body
@@ -235,4 +238,11 @@ func helpWorld(t *testing.T, env map[string]string, host string) string {
 		t.Fatalf("lock: %+v", r)
 	}
 	return world
+}
+
+// mirrorFile is a Mirror file of the help world: hello's 0.x releases from
+// host, trusted by policy, to destination.
+func mirrorFile(policy, host, destination string) string {
+	return "apiVersion: addonpack.dev/v1alpha1\nkind: Mirror\npolicy:\n  " + policy + "\nsources:\n  - repository: " + host +
+		"/addons/hello\n    versions: \"0.x\"\ndestination:\n  " + destination + "\n"
 }

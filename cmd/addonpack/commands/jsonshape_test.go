@@ -63,6 +63,7 @@ func TestJSONShapes(t *testing.T) {
 		{signEnv, []string{"sign", ref, "--key", "release.key", "-a", "team=dns"}, ""},
 		{signEnv, []string{"attest", ref, "--key", "release.key", "--predicate", "sbom.spdx.json", "--type", "spdxjson"}, ""},
 		{env, []string{"copy", ref, host + "/mirror/hello", "--key", "release.pub"}, ""},
+		{env, []string{"mirror", "mirror.yaml"}, ""},
 		{env, []string{"config", "defaults", ref, "--key", "release.pub"}, ""},
 		{env, []string{"config", "versions", ref, "--key", "release.pub"}, ""},
 		{env, []string{"config", "convert", ref, "--key", "release.pub", "--values", "my-hello.yaml"}, ""},
