@@ -69,3 +69,18 @@ func (f format) print(w io.Writer, v any, text func(io.Writer) error) error {
 	}
 	return text(w)
 }
+
+// firstOf is the error of a batch whose items ended with errs (nil for
+// those that succeeded): nil, or the first failure, counted.
+func firstOf(errs []error, what string) error {
+	var failed []error
+	for _, err := range errs {
+		if err != nil {
+			failed = append(failed, err)
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%d of %d %s failed; the first: %w", len(failed), len(errs), what, failed[0])
+}

@@ -2,8 +2,9 @@ package commands
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,34 +42,19 @@ func (g *globals) pushMany(ctx context.Context, prefix string, dirs []string, sf
 	if err != nil {
 		return err
 	}
-	var first error
-	failed := 0
-	for _, o := range outcomes {
-		if o.Err != nil {
-			failed++
-			if first == nil {
-				first = o.Err
-			}
-		}
-	}
-	if f == formatJSON {
-		enc := json.NewEncoder(g.streams.Out)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(outcomes); err != nil {
-			return err
-		}
-	} else {
+	err = f.print(g.streams.Out, outcomes, func(w io.Writer) error {
 		for _, o := range outcomes {
 			if o.Err != nil {
 				fmt.Fprintf(g.streams.Err, "FAILED %s: %v\n", o.Src, o.Err)
-				continue
+			} else {
+				fmt.Fprintf(w, "%s\n", o.Result.Ref)
 			}
-			fmt.Fprintf(g.streams.Out, "%s\n", o.Result.Ref)
 		}
+		return nil
+	})
+	var errs []error
+	for _, o := range outcomes {
+		errs = append(errs, o.Err)
 	}
-	if first != nil {
-		return fmt.Errorf("%d of %d add-ons failed; the first: %w", failed, len(outcomes), first)
-	}
-	return nil
+	return errors.Join(err, firstOf(errs, "add-ons"))
 }

@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"encoding/json"
 	"errors"
 	"io"
 
@@ -68,19 +67,14 @@ hour are answered from the verified-digest cache (--no-cache to check them all a
 				if verr != nil {
 					o.Error = verr.Error()
 				}
-				enc := json.NewEncoder(g.streams.Out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode([]verify.Outcome{o}); err != nil {
-					return err
-				}
-			} else {
-				w := io.Writer(g.streams.Out)
-				if verr != nil {
-					w = g.streams.Err
-				}
-				if err := res.WriteText(w, verbose); err != nil {
-					return err
-				}
+				return errors.Join(f.print(g.streams.Out, []verify.Outcome{o}, nil), verr)
+			}
+			w := io.Writer(g.streams.Out)
+			if verr != nil {
+				w = g.streams.Err
+			}
+			if err := res.WriteText(w, verbose); err != nil {
+				return err
 			}
 			return verr
 		},

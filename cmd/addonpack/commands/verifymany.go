@@ -2,8 +2,9 @@ package commands
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/registry"
@@ -27,34 +28,22 @@ func (g *globals) verifyMany(ctx context.Context, args []string, o consume.Optio
 	if err != nil {
 		return err
 	}
-	var first error
-	for _, o := range outcomes {
-		if o.Err != nil && first == nil {
-			first = o.Err
+	errs := make([]error, len(outcomes))
+	err = f.print(g.streams.Out, outcomes, func(w io.Writer) error {
+		for _, o := range outcomes {
+			switch {
+			case o.Err != nil:
+				fmt.Fprintf(g.streams.Err, "FAILED   %s: %v\n", o.Reference, o.Err)
+			case o.Cached:
+				fmt.Fprintf(w, "verified %s@%s (cached)\n", o.Reference, o.Digest)
+			default:
+				fmt.Fprintf(w, "verified %s@%s\n", o.Reference, o.Digest)
+			}
 		}
+		return nil
+	})
+	for i, o := range outcomes {
+		errs[i] = o.Err
 	}
-	if f == formatJSON {
-		enc := json.NewEncoder(g.streams.Out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(outcomes); err != nil {
-			return err
-		}
-		return first
-	}
-	failed := 0
-	for _, o := range outcomes {
-		switch {
-		case o.Err != nil:
-			failed++
-			fmt.Fprintf(g.streams.Err, "FAILED   %s: %v\n", o.Reference, o.Err)
-		case o.Cached:
-			fmt.Fprintf(g.streams.Out, "verified %s@%s (cached)\n", o.Reference, o.Digest)
-		default:
-			fmt.Fprintf(g.streams.Out, "verified %s@%s\n", o.Reference, o.Digest)
-		}
-	}
-	if first != nil {
-		return fmt.Errorf("%d of %d references failed; the first: %w", failed, len(outcomes), first)
-	}
-	return nil
+	return errors.Join(err, firstOf(errs, "references"))
 }
