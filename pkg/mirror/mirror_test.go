@@ -251,6 +251,15 @@ func TestMirrorTarball(t *testing.T) {
 
 			// mirror --from-tarball with a file selecting 0.2.0 only.
 			in := w.file(t, "in.yaml", "sources:\n  - repository: "+upstream+"/addons/hello\n    versions: \"0.x\"\n    limit: 1\ndestination:\n  registry: "+dst.host+"/airgap\n")
+			before := dst.writes.Load()
+			res, err = mirror.Import(ctx, tarball, in, mirror.Options{Client: w.c, DryRun: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantStates(t, res, "0.2.0=would-copy")
+			if dst.writes.Load() != before || len(res.Releases[0].SignedBy) != 1 {
+				t.Fatalf("import --dry-run: %d -> %d writes, signed by %v", before, dst.writes.Load(), res.Releases[0].SignedBy)
+			}
 			res, err = mirror.Import(ctx, tarball, in, mirror.Options{Client: w.c})
 			if err != nil {
 				t.Fatal(err)
@@ -260,7 +269,7 @@ func TestMirrorTarball(t *testing.T) {
 				t.Errorf("unselected %q, want 0.1.0 named", res.Unselected)
 			}
 			w.verified(t, dst.host+"/airgap/addons/hello:0.2.0", rel["0.2.0"])
-			before := dst.writes.Load()
+			before = dst.writes.Load()
 			if res, err = mirror.Import(ctx, tarball, in, mirror.Options{Client: w.c}); err != nil {
 				t.Fatal(err)
 			}
