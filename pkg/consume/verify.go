@@ -3,6 +3,7 @@ package consume
 import (
 	"context"
 	"fmt"
+	"time"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
@@ -21,6 +22,7 @@ func Verify(ctx context.Context, ref registry.Reference, o Options) (*verify.Res
 	if err := o.needPolicy(ref); err != nil {
 		return nil, err
 	}
+	o.warnAgeing()
 	desc, err := o.Client.Resolve(ctx, ref)
 	if err != nil {
 		return nil, o.Client.ExplainNotFound(ctx, ref, err)
@@ -51,8 +53,26 @@ func VerifyAll(ctx context.Context, refs []registry.Reference, o Options, progre
 	if err := o.needPolicy(refs[0]); err != nil {
 		return nil, err
 	}
+	o.warnAgeing()
 	bo := verify.BatchOptions{Memo: o.memo(), MaxAge: o.ttl(), Then: o.bound, Progress: progress}
 	return verify.All(ctx, o.Client, refs, o.Policy, bo), nil
+}
+
+// warnAgeing warns about every part of a trusted root the policy pins that
+// stops being valid within verify.AgeingWindow, or has stopped with nothing
+// of its kind valid now (verify.Policy.Ageing): once per command, before
+// the result, so that a root is renewed before keyless signatures fail.
+func (o Options) warnAgeing() {
+	if o.Warnings == nil {
+		return
+	}
+	ageing, err := o.Policy.Ageing(time.Now())
+	if err != nil { // the roots were read when the policy was built
+		o.warnf("%v", err)
+	}
+	for _, a := range ageing {
+		o.warnf("%s", a)
+	}
 }
 
 // needPolicy refuses options that cannot verify a registry reference.

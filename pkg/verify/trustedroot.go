@@ -23,6 +23,7 @@ type TrustedRoot struct {
 	Name   string
 	Digest string // "sha256:<hex>" of the file's bytes
 	root   *root.TrustedRoot
+	raw    []byte // the file's bytes, for Report
 	// demanded are the checks the policy's `require` names (Require):
 	// added to those the root's content derives, never subtracted.
 	demanded []string
@@ -94,7 +95,7 @@ func ParseTrustedRoot(name string, raw []byte, where, want string) (*TrustedRoot
 	if err != nil {
 		return nil, fmt.Errorf("trusted root %q (%s): %w: %w", name, where, ErrPolicy, err)
 	}
-	r := &TrustedRoot{Name: name, Digest: got, root: tr}
+	r := &TrustedRoot{Name: name, Digest: got, root: tr, raw: raw}
 	if len(tr.FulcioCertificateAuthorities()) == 0 {
 		return nil, fmt.Errorf("trusted root %q (%s): %w: no certificate authorities", name, where, ErrPolicy)
 	}

@@ -39,6 +39,7 @@ func TestJSONShapes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	helpTUFRepository(t, dir) // sigstore-root.json, for trusted-root inspect
 	t.Chdir(dir)
 	signEnv := map[string]string{"HOME": env["HOME"], "COSIGN_PASSWORD": "secret"}
 	if r := run(t, env, "build", "./cluster-autoscaler", "-o", "autoscaler-layout"); r.code != 0 {
@@ -74,6 +75,7 @@ func TestJSONShapes(t *testing.T) {
 		{env, []string{"versions", host + "/addons/hello"}, ""},
 		{env, []string{"lock", "addons.yaml", "--key", "release.pub"}, ""},
 		{env, []string{"prune", host + "/addons/hello", "--keep", "1"}, ""},
+		{env, []string{"trusted-root", "inspect", "sigstore-root.json"}, "trusted-root inspect"},
 	}
 	var b strings.Builder
 	for _, c := range cmds {

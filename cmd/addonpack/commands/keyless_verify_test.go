@@ -23,7 +23,7 @@ type keylessWorld struct {
 // newKeylessWorld pushes examples-like hello to host and signs it as
 // release's workflow: a bundle signature, a classic signature, and a
 // classic SLSA provenance attestation naming the workflow as builder.
-func newKeylessWorld(t *testing.T, host string) keylessWorld {
+func newKeylessWorld(t *testing.T, host string, opts ...testsigstore.Option) keylessWorld {
 	t.Helper()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "hello")
@@ -37,7 +37,7 @@ func newKeylessWorld(t *testing.T, host string) keylessWorld {
 	}
 	pinned := strings.TrimSpace(p.out)
 	repo, digest, _ := strings.Cut(pinned, "@")
-	ss, err := testsigstore.New()
+	ss, err := testsigstore.New(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

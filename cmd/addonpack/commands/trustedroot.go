@@ -3,9 +3,8 @@ package commands
 import (
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,7 +17,7 @@ func newTrustedRoot(g *globals) *cobra.Command {
 		Use:   "trusted-root",
 		Short: "Fetch or assemble a Sigstore trusted root for keyless verification",
 	}
-	cmd.AddCommand(newTrustedRootCreate(g), newTrustedRootFetch(g))
+	cmd.AddCommand(newTrustedRootCreate(g), newTrustedRootFetch(g), newTrustedRootInspect(g))
 	return cmd
 }
 
@@ -105,9 +104,9 @@ the public-good mirror.`,
 				return usageError{errors.New("trusted-root fetch needs -o FILE")}
 			}
 			if tufRoot != "" {
-				b, err := readTUFRoot(tufRoot)
+				b, err := tufroot.ReadInitialRoot(tufRoot)
 				if err != nil {
-					return err
+					return fmt.Errorf("--tuf-root: %w", err)
 				}
 				o.InitialRoot = b
 			}
@@ -142,22 +141,31 @@ the public-good mirror.`,
 	return cmd
 }
 
-// readTUFRoot reads --tuf-root, bounded however large the file says it is
-// (a device or a FIFO reports no size): a missing file is not found (exit
-// 4), as a missing --key or --fulcio-chain is; one too large is an invalid
-// TUF root (exit 3).
-func readTUFRoot(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("--tuf-root: %w", err)
+func newTrustedRootInspect(g *globals) *cobra.Command {
+	var f format
+	cmd := &cobra.Command{
+		Use:   "inspect FILE",
+		Short: "List a trusted root's CAs, logs and TSAs with their validity windows",
+		Long: `trusted-root inspect reads a Sigstore trusted_root.json as keyless verification reads it and
+lists its certificate authorities (subject, chain, validity), Rekor logs (base URL, log id,
+key type, validity, Rekor API v1 or v2 as the root implies it), CT logs and timestamping
+authorities, with the validity window the root states and when each part ends. It warns on
+stderr, as verify does, about parts that stop being valid within 30 days or have stopped with
+nothing of their kind valid now. Nothing is fetched; the format is in specs/cli-output.md.`,
+		Example: `  addonpack trusted-root inspect sigstore-root.json
+  addonpack trusted-root inspect sigstore-root.json --format json`,
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rep, err := verify.InspectTrustedRoot(args[0], time.Now())
+			if err != nil {
+				return err
+			}
+			for _, w := range rep.Warnings {
+				fmt.Fprintf(g.streams.Err, "Warning: %s\n", w)
+			}
+			return f.print(g.streams.Out, rep, rep.WriteText)
+		},
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, tufroot.MaxRootSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("--tuf-root %s: %w: %w", path, tufroot.ErrInitialRoot, err)
-	}
-	if len(b) > tufroot.MaxRootSize {
-		return nil, fmt.Errorf("--tuf-root %s: %w: larger than %d bytes", path, tufroot.ErrInitialRoot, tufroot.MaxRootSize)
-	}
-	return b, nil
+	addFormat(cmd, &f, false)
+	return cmd
 }
