@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,13 +41,30 @@ var ErrImagesWithMany = errdef.New(errdef.ErrUnsupported, "images are copied one
 // ToTarballMany writes every entry, read from its registry by digest with
 // every signature, attestation and referrer, into one OCI layout tarball at
 // path, each artifact tagged with its LayoutTag, plus the top-level files
-// given (name → content; a stack's file and lock). With opts.Policy each
+// given (name → content; a stack's file and lock) and the trusted root
+// opts.CarryTrustedRoot names as TrustedRootFile (its digest is each
+// Result's TrustedRoot). With opts.Policy each
 // entry is verified under the scope of its own repository, and bound to its
 // name and tag, before anything is written; the tarball is written
 // atomically, so a failure leaves nothing at path.
 func ToTarballMany(ctx context.Context, c *registry.Client, entries []Entry, path string, files map[string][]byte, opts Options) ([]*Result, error) {
 	if opts.Images {
 		return nil, fmt.Errorf("%s: %w", path, ErrImagesWithMany)
+	}
+	files = maps.Clone(files) // nil stays nil
+	var carried string
+	if opts.CarryTrustedRoot != "" { // read and checked before anything is fetched
+		raw, digest, err := verify.ReadTrustedRoot(opts.CarryTrustedRoot)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := files[TrustedRootFile]; dup {
+			return nil, fmt.Errorf("OCI layout tarball %s: %q given twice", path, TrustedRootFile)
+		}
+		if files == nil {
+			files = map[string][]byte{}
+		}
+		files[TrustedRootFile], carried = raw, digest
 	}
 	dir, store, err := newLayoutDir(ctx, path)
 	if err != nil {
@@ -59,6 +77,7 @@ func ToTarballMany(ctx context.Context, c *registry.Client, entries []Entry, pat
 		if err != nil {
 			return nil, err
 		}
+		res.TrustedRoot = carried
 		results = append(results, res)
 	}
 	var names []string

@@ -2,8 +2,10 @@ package relocate
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/addonpack/addonpack/pkg/errdef"
@@ -40,6 +42,27 @@ func ExtractTrustedRoot(spec, out string) (string, bool, error) {
 	}
 	digest, err := verify.WriteTrustedRootFile(raw, where, out, false)
 	return digest, err == nil, err
+}
+
+// CheckCarriedTrustedRoot checks the trusted root the OCI layout (tarball
+// or directory) at path carries, if it carries one, as keyless
+// verification reads roots: bounded, parsed, with a certificate authority
+// and a log or timestamping authority. It returns the root's digest, ""
+// when there is none. A stack import checks it before anything is copied,
+// as it checks the lock (specs/stack.md section 4.4).
+func CheckCarriedTrustedRoot(path string) (string, error) {
+	raw, err := ReadLayoutFile(path, TrustedRootFile, verify.MaxTrustedRootSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	r, err := verify.ParseTrustedRoot("carried", raw, path+" "+TrustedRootFile, "")
+	if err != nil {
+		return "", err
+	}
+	return r.Digest, nil
 }
 
 // readAtMost reads up to n bytes of path: enough to tell whether it holds

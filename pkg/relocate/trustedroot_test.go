@@ -86,3 +86,67 @@ func TestCarryTrustedRoot(t *testing.T) {
 		t.Fatalf("written without a root: %v", err)
 	}
 }
+
+// TestCarryTrustedRootMany: ToTarballMany carries the root like ToTarball
+// (every result reports its digest); CheckCarriedTrustedRoot finds it, says
+// "" for a tarball without one, and refuses a root keyless verification
+// would not read; a file that is not a root is refused before anything is
+// written.
+func TestCarryTrustedRootMany(t *testing.T) {
+	ctx := context.Background()
+	c := newClient(t)
+	s := newKey(t)
+	src, desc := pushSigned(t, c, registries[0].Start(t), "addons/hello", "0.1.0", s)
+	raw := testsigstore.NewTrustedRootJSON(t)
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	rootFile := write("root.json", raw)
+	entries := []relocate.Entry{{Ref: src.WithDigest(desc.Digest), LayoutTag: "hello-0.1.0"}}
+	for _, tc := range []struct {
+		name    string
+		carry   string
+		files   map[string][]byte
+		want    error // from ToTarballMany
+		checked error // from CheckCarriedTrustedRoot
+		digest  bool
+	}{
+		{name: "carried", carry: rootFile, digest: true},
+		{name: "none", carry: ""},
+		{name: "not a root", carry: write("policy.yaml", []byte("kind: VerificationPolicy\n")), want: verify.ErrPolicy},
+		{name: "missing", carry: filepath.Join(dir, "missing.json"), want: fs.ErrNotExist},
+		{name: "a broken root in the files", files: map[string][]byte{relocate.TrustedRootFile: []byte("{}")}, checked: verify.ErrPolicy},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tarball := filepath.Join(t.TempDir(), "stack.tar")
+			res, err := relocate.ToTarballMany(ctx, c, entries, tarball, tc.files, relocate.Options{Policy: policyFor(t, s), CarryTrustedRoot: tc.carry})
+			if tc.want != nil {
+				if !errors.Is(err, tc.want) {
+					t.Fatalf("ToTarballMany: %v, want %v", err, tc.want)
+				}
+				if _, err := os.Stat(tarball); !os.IsNotExist(err) {
+					t.Fatalf("a refused export wrote %s", tarball)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := relocate.CheckCarriedTrustedRoot(tarball)
+			if !errors.Is(err, tc.checked) || (err == nil) != (tc.checked == nil) {
+				t.Fatalf("CheckCarriedTrustedRoot: %v, want %v", err, tc.checked)
+			}
+			if tc.checked != nil {
+				return
+			}
+			if (d != "") != tc.digest || res[0].TrustedRoot != d {
+				t.Fatalf("digest checked %q, reported %q; carried: %v", d, res[0].TrustedRoot, tc.digest)
+			}
+		})
+	}
+}

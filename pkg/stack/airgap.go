@@ -23,8 +23,9 @@ const TarballStackFile = "addons.yaml"
 // under the scope of its own repository when opts.Policy is set — into one
 // OCI layout tarball at path, each tagged NAME-TAG (NAME for a root pinned
 // by digest) in index.json, with the stack file, the lock and the values
-// files the stack file names as top-level files. The tarball is written
-// atomically: a failure leaves nothing.
+// files the stack file names as top-level files, and the trusted root
+// opts.CarryTrustedRoot names (relocate.ToTarballMany). The tarball is
+// written atomically: a failure leaves nothing.
 func ExportTarball(ctx context.Context, c *registry.Client, st *Stack, l *Lock, path string, opts relocate.Options) ([]*relocate.Result, error) {
 	if _, err := Steps(st, l); err != nil { // the lock holds every root
 		return nil, err
@@ -62,7 +63,9 @@ func ExportTarball(ctx context.Context, c *registry.Client, st *Stack, l *Lock, 
 // its destination, under the scope of that repository, before any tag is
 // set — and writes the tarball's stack file, rewritten for the new
 // location (Relocated), to stackOut, its lock beside it and the values
-// files it carries at their paths. None may exist yet (errdef.ErrExists);
+// files it carries at their paths; a trusted root it carries is checked
+// first, as the lock is (relocate.CheckCarriedTrustedRoot; writing it out
+// is the caller's, relocate.ExtractTrustedRoot). None may exist yet (errdef.ErrExists);
 // they are written only when every add-on copied and verified.
 func ImportTarball(ctx context.Context, c *registry.Client, path string, prefix registry.Reference, stackOut string, opts relocate.Options) (*Lock, []*relocate.Result, error) {
 	if prefix.Tag != "" || prefix.Digest != "" {
@@ -95,6 +98,9 @@ func ImportTarball(ctx context.Context, c *registry.Client, path string, prefix 
 	}
 	values, err := readCarriedValues(path, st, stackOut)
 	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := relocate.CheckCarriedTrustedRoot(path); err != nil { // like the lock
 		return nil, nil, err
 	}
 	var entries []relocate.Entry

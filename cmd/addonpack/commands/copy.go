@@ -79,14 +79,8 @@ func (o *copyOptions) args(_ *cobra.Command, args []string) error {
 // run copies one artifact (or, with --stack, a locked stack).
 func (o *copyOptions) run(cmd *cobra.Command, args []string) (err error) {
 	ctx := cmd.Context()
-	if err := trustedRootCarryFlags(o.toTarball, o.fromTarball, o.stk, o.carryRoot, o.rootOut, &o.vf); err != nil {
+	if err := trustedRootCarryFlags(o.toTarball, o.fromTarball, o.carryRoot, o.rootOut, &o.vf); err != nil {
 		return err
-	}
-	if o.stk != "" {
-		if err := o.vr.refuse("--stack: the lock pins every add-on"); err != nil {
-			return err
-		}
-		return o.g.copyStack(cmd, o.stk, args, o.toTarball, o.fromTarball, &o.vf, relocate.Options{MaxReferrers: o.maxReferrers, Images: o.images}, o.f)
 	}
 	var rootDigest string
 	if o.rootOut != "" {
@@ -103,6 +97,12 @@ func (o *copyOptions) run(cmd *cobra.Command, args []string) (err error) {
 		}
 		rootDigest = d
 		fmt.Fprintf(o.g.streams.Err, "trusted root %s from the tarball written to %s (trusted only where a policy pins this digest)\n", d, o.rootOut)
+	}
+	if o.stk != "" {
+		if err := o.vr.refuse("--stack: the lock pins every add-on"); err != nil {
+			return err
+		}
+		return o.g.copyStack(cmd, o.stk, args, o.toTarball, o.fromTarball, &o.vf, relocate.Options{MaxReferrers: o.maxReferrers, Images: o.images, CarryTrustedRoot: o.carryRoot}, o.f)
 	}
 	p, err := o.vf.policy(ctx, o.g)
 	if err != nil {
@@ -173,15 +173,15 @@ func (o *copyOptions) print(res *relocate.Result) error {
 }
 
 // trustedRootCarryFlags checks where --carry-trusted-root and
-// --trusted-root-out apply: a single add-on's tarball, each on its side; a
-// carried root is trusted only through a policy's pinned digest, never as
-// --trusted-root (which pins nothing).
-func trustedRootCarryFlags(toTarball, fromTarball, stk, carry, out string, vf *verifyFlags) error {
+// --trusted-root-out apply: a tarball (of one add-on or a stack), each on
+// its side; a carried root is trusted only through a policy's pinned
+// digest, never as --trusted-root (which pins nothing).
+func trustedRootCarryFlags(toTarball, fromTarball, carry, out string, vf *verifyFlags) error {
 	switch {
-	case carry != "" && (toTarball == "" || stk != ""):
-		return usageError{errors.New("--carry-trusted-root goes with --to-tarball of one add-on (not --stack)")}
-	case out != "" && (fromTarball == "" || stk != ""):
-		return usageError{errors.New("--trusted-root-out goes with --from-tarball of one add-on (not --stack)")}
+	case carry != "" && toTarball == "":
+		return usageError{errors.New("--carry-trusted-root goes with --to-tarball")}
+	case out != "" && fromTarball == "":
+		return usageError{errors.New("--trusted-root-out goes with --from-tarball")}
 	case out != "" && vf.keyless.TrustedRoot != "":
 		return usageError{errors.New("--trusted-root-out with --trusted-root would trust the carried root without a pinned digest: pin its digest in a --policy instead (specs/policy.md)")}
 	}
@@ -211,7 +211,7 @@ is also an ordinary layout: 'addonpack push FILE:TAG REF', oras and skopeo read 
 --carry-trusted-root FILE stores a Sigstore trusted_root.json in the tarball for keyless
 verification on the other side, where --trusted-root-out FILE writes it out (before the
 policy is read, removed again if the copy fails) and prints its digest; it is trusted only
-by a --policy whose trustedRoots pin that digest (specs/policy.md).
+by a --policy whose trustedRoots pin that digest (specs/policy.md). Both work with --stack.
 
 --images also copies every container image the add-on lists (spec.images), by digest with
 all its platforms, to DST's repository followed by the image's repository path

@@ -69,6 +69,9 @@ func (g *globals) copyStack(cmd *cobra.Command, file string, args []string, toTa
 			return err
 		}
 		lock, wrote = l, toTarball
+		if len(results) > 0 && results[0].TrustedRoot != "" {
+			fmt.Fprintf(g.streams.Err, "carried trusted root %s (pin this digest in the policy on the other side)\n", results[0].TrustedRoot)
+		}
 	} else {
 		dst, err := g.reference(args[0])
 		if err != nil {

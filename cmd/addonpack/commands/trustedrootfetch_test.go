@@ -150,11 +150,6 @@ func TestTrustedRootFetch(t *testing.T) {
 	}
 }
 
-// TestCopyCarriesTrustedRoot: copy --to-tarball --carry-trusted-root takes
-// the root of a keyless-signed add-on across an air gap; --from-tarball
-// --trusted-root-out writes it out, and only a policy pinning its digest
-// makes it trusted: a policy pinning another digest fails (exit 3) and
-// removes the file it wrote; --trusted-root with it is refused (exit 2).
 // TestTrustedRootFetchCAFile: a TUF repository behind a private CA is
 // reached with --ca-file, as a registry is, and refused (exit 5, the
 // certificate named) without it.
@@ -180,6 +175,11 @@ func TestTrustedRootFetchCAFile(t *testing.T) {
 	}
 }
 
+// TestCopyCarriesTrustedRoot: copy --to-tarball --carry-trusted-root takes
+// the root of a keyless-signed add-on across an air gap; --from-tarball
+// --trusted-root-out writes it out, and only a policy pinning its digest
+// makes it trusted: a policy pinning another digest fails (exit 3) and
+// removes the file it wrote; --trusted-root with it is refused (exit 2).
 func TestCopyCarriesTrustedRoot(t *testing.T) {
 	host := bothRegistries[0].host(t)
 	w := newKeylessWorld(t, host)
