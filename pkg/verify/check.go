@@ -91,10 +91,7 @@ func (ck checker) check(ctx context.Context, cd *candidate) error {
 	case isKeylessBundle(b):
 		id, err = ck.keylessBundle(cd, b)
 	default:
-		var env []byte
-		if env, err = bundleEnvelope(b); err == nil {
-			key, err = ck.envelope(ctx, cd, env)
-		}
+		key, err = ck.keyBundle(cd, b)
 	}
 	if err == nil && key != nil {
 		err = ck.window(key)

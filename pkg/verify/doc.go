@@ -8,7 +8,10 @@
 // trusted key, then the claim (the simple-signing payload's manifest digest,
 // or the in-toto statement's subject) against the exact digest being
 // verified, then the payload and predicate types, then the key's validity
-// window. Provenance (SLSA v1) is checked for subject, predicate type,
+// window. Sigstore bundles signed with a key are verified by sigstore-go's
+// verifier with that key as the only trusted material (the bundle's key
+// hint chooses nothing); classic .sig/.att layers are read as cosign writes
+// them. Provenance (SLSA v1) is checked for subject, predicate type,
 // builder id and source repository when the policy or the caller asks.
 //
 // Keyless signatures (a Fulcio certificate instead of a key, in a Sigstore
