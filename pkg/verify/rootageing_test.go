@@ -152,17 +152,21 @@ func TestInspectTrustedRoot(t *testing.T) {
 		l := protoClone(t, pb.Tlogs[0])
 		l.BaseUrl = "https://log2026-1.rekor.test.invalid"
 		l.CheckpointKeyId = protoClone(t, l.LogId)
-		pb.Tlogs = append(pb.Tlogs, l)
+		v1 := protoClone(t, pb.Tlogs[0])
+		v1.BaseUrl = "https://rekor-v1.test.invalid"
+		v1.CheckpointKeyId = protoClone(t, l.LogId)
+		v1.CheckpointKeyId.KeyId = v1.CheckpointKeyId.KeyId[:4] // C2SP: a truncated hash
+		pb.Tlogs = append(pb.Tlogs, l, v1)
 	}
 	path := agedRoot(t, now.Add(-day), now.Add(100*day), nil, v2)
 	rep, err := verify.InspectTrustedRoot(path, now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.CertificateAuthorities) != 1 || len(rep.TransparencyLogs) != 2 || len(rep.CTLogs) != 1 || len(rep.TimestampAuthorities) != 1 {
-		t.Fatalf("parts %d CAs, %d tlogs, %d ctlogs, %d TSAs; want 1, 2, 1, 1", len(rep.CertificateAuthorities), len(rep.TransparencyLogs), len(rep.CTLogs), len(rep.TimestampAuthorities))
+	if len(rep.CertificateAuthorities) != 1 || len(rep.TransparencyLogs) != 3 || len(rep.CTLogs) != 1 || len(rep.TimestampAuthorities) != 1 {
+		t.Fatalf("parts %d CAs, %d tlogs, %d ctlogs, %d TSAs; want 1, 3, 1, 1", len(rep.CertificateAuthorities), len(rep.TransparencyLogs), len(rep.CTLogs), len(rep.TimestampAuthorities))
 	}
-	for i, want := range []struct{ url, api string }{{testsigstore.RekorURL, "v1"}, {"https://log2026-1.rekor.test.invalid", "v2"}} {
+	for i, want := range []struct{ url, api string }{{testsigstore.RekorURL, "unstated"}, {"https://log2026-1.rekor.test.invalid", "v2"}, {"https://rekor-v1.test.invalid", "v1"}} {
 		l := rep.TransparencyLogs[i]
 		if l.BaseURL != want.url || l.RekorAPI != want.api || l.KeyType != "PKIX_ECDSA_P256_SHA_256" || len(l.LogID) != 64 {
 			t.Errorf("tlog %d: %+v, want %s, Rekor %s, a P-256 key, a 32-byte log id", i, l, want.url, want.api)
@@ -182,7 +186,7 @@ func TestInspectTrustedRoot(t *testing.T) {
 	if err := rep.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"digest: " + rep.Digest, "Rekor logs (tlogs) (2)", "rekor api: v2", "certificate authorities (1)", "timestamping authorities (1)", "key: PKIX_ECDSA_P256_SHA_256, SHA2_256"} {
+	for _, want := range []string{"digest: " + rep.Digest, "Rekor logs (tlogs) (3)", "rekor api: v2", "certificate authorities (1)", "timestamping authorities (1)", "key: PKIX_ECDSA_P256_SHA_256, SHA2_256"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text does not say %q:\n%s", want, text.String())
 		}

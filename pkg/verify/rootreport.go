@@ -66,11 +66,12 @@ type LogPart struct {
 	HashAlgorithm   string `json:"hashAlgorithm"`
 	Operator        string `json:"operator,omitempty"`
 	ValidFor        Window `json:"validFor"`
-	// RekorAPI is, for a Rekor log, the API version the root implies:
-	// "v2" when its checkpointKeyId equals its logId (protobuf-specs:
-	// "For Rekor v2 instances, log_id and checkpoint_key_id will be set to
-	// the same value"), "v1" when it has no checkpointKeyId, "unknown"
-	// otherwise. The root has no version field.
+	// RekorAPI is, for a Rekor log, the API version as far as the root
+	// says it (it has no version field): "v2" when its checkpointKeyId
+	// equals its logId (protobuf-specs: "For Rekor v2 instances, log_id
+	// and checkpoint_key_id will be set to the same value"), "v1" when it
+	// has another checkpointKeyId, "unstated" without one (then each
+	// entry's checkpoint decides at verification).
 	RekorAPI string `json:"rekorApi,omitempty"`
 }
 
@@ -147,11 +148,11 @@ func rekorAPI(l *prototrustroot.TransparencyLogInstance) string {
 	ck := l.GetCheckpointKeyId().GetKeyId()
 	switch {
 	case len(ck) == 0:
-		return "v1"
+		return "unstated"
 	case bytes.Equal(ck, l.GetLogId().GetKeyId()):
 		return "v2"
 	}
-	return "unknown"
+	return "v1"
 }
 
 func window(tr *protocommon.TimeRange) Window {

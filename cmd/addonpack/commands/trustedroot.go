@@ -148,7 +148,7 @@ func newTrustedRootInspect(g *globals) *cobra.Command {
 		Short: "List a trusted root's CAs, logs and TSAs with their validity windows",
 		Long: `trusted-root inspect reads a Sigstore trusted_root.json as keyless verification reads it and
 lists its certificate authorities (subject, chain, validity), Rekor logs (base URL, log id,
-key type, validity, Rekor API v1 or v2 as the root implies it), CT logs and timestamping
+key type, validity, Rekor API v1 or v2 where the root says it), CT logs and timestamping
 authorities, with the validity window the root states and when each part ends. It warns on
 stderr, as verify does, about parts that stop being valid within 30 days or have stopped with
 nothing of their kind valid now. Nothing is fetched; the format is in specs/cli-output.md.`,

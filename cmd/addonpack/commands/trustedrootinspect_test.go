@@ -35,7 +35,7 @@ func TestTrustedRootInspect(t *testing.T) {
 	if text.code != 0 {
 		t.Fatalf("inspect: %+v", text)
 	}
-	for _, want := range []string{"certificate authorities (1)", "uri: " + testsigstore.FulcioURL, "- " + testsigstore.RekorURL, "rekor api: v1", "CT logs (1)", "timestamping authorities (1)"} {
+	for _, want := range []string{"certificate authorities (1)", "uri: " + testsigstore.FulcioURL, "- " + testsigstore.RekorURL, "rekor api: unstated", "CT logs (1)", "timestamping authorities (1)"} {
 		if !strings.Contains(text.out, want) {
 			t.Errorf("text does not say %q:\n%s", want, text.out)
 		}
@@ -53,7 +53,7 @@ func TestTrustedRootInspect(t *testing.T) {
 	if err := json.Unmarshal([]byte(js.out), &rep); err != nil || js.code != 0 {
 		t.Fatalf("inspect --format json: %v %+v", err, js)
 	}
-	if !strings.HasPrefix(rep.Digest, "sha256:") || len(rep.CertificateAuthorities) != 1 || len(rep.Tlogs) != 1 || rep.Tlogs[0].RekorAPI != "v1" || len(rep.Warnings) != 4 {
+	if !strings.HasPrefix(rep.Digest, "sha256:") || len(rep.CertificateAuthorities) != 1 || len(rep.Tlogs) != 1 || rep.Tlogs[0].RekorAPI != "unstated" || len(rep.Warnings) != 4 {
 		t.Errorf("JSON: %s", js.out)
 	}
 	for name, c := range map[string]struct {
