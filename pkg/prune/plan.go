@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -72,6 +73,25 @@ type Item struct {
 	// Orphan marks what vouches for a manifest that is already gone (left
 	// by an interrupted prune or deleted by other means).
 	Orphan bool `json:"orphan,omitempty"`
+}
+
+// String is one line of a plan, as prune prints it: kind, digest, tags,
+// and what it vouches for.
+func (it Item) String() string {
+	s := fmt.Sprintf("%-8s %s", it.Kind, it.Digest)
+	if len(it.Tags) > 0 {
+		s += " " + strings.Join(it.Tags, ",")
+	}
+	if it.ArtifactType != "" {
+		s += " (" + it.ArtifactType + ")"
+	}
+	switch {
+	case it.Orphan:
+		s += "  left over: its subject is gone"
+	case it.Kind != KindRelease && it.Kind != KindUntag:
+		s += "  of release " + it.Release
+	}
+	return s
 }
 
 // Kept is a tag that stays, and why.

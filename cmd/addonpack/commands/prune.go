@@ -129,7 +129,7 @@ func printPlan(w io.Writer, p *prune.Plan) {
 		fmt.Fprintf(w, "keep    %-14s %s  %s\n", k.Tag, k.Digest, k.Reason)
 	}
 	for _, it := range p.Delete {
-		fmt.Fprintf(w, "delete  %s\n", describeItem(it))
+		fmt.Fprintf(w, "delete  %s\n", it)
 	}
 	for _, s := range p.Skipped {
 		fmt.Fprintf(w, "skip    %s\n", describeSkip(s))
@@ -138,7 +138,7 @@ func printPlan(w io.Writer, p *prune.Plan) {
 
 func printDeleted(w io.Writer, r *prune.Result) {
 	for _, it := range r.Deleted {
-		fmt.Fprintf(w, "deleted %s\n", describeItem(it))
+		fmt.Fprintf(w, "deleted %s\n", it)
 	}
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "skipped %s\n", describeSkip(s))
@@ -157,24 +157,6 @@ func describeSkip(s prune.Skip) string {
 		out += " of release " + s.Release
 	}
 	return out + "  " + s.Reason
-}
-
-// describeItem is one line of a plan: kind, digest, tags, and what it vouches for.
-func describeItem(it prune.Item) string {
-	s := fmt.Sprintf("%-8s %s", it.Kind, it.Digest)
-	if len(it.Tags) > 0 {
-		s += " " + strings.Join(it.Tags, ",")
-	}
-	if it.ArtifactType != "" {
-		s += " (" + it.ArtifactType + ")"
-	}
-	switch {
-	case it.Orphan:
-		s += "  left over: its subject is gone"
-	case it.Kind != prune.KindRelease && it.Kind != prune.KindUntag:
-		s += "  of release " + it.Release
-	}
-	return s
 }
 
 const pruneHelp = `prune deletes an add-on's older releases from REPO with everything that vouches for them:
