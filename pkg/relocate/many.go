@@ -59,7 +59,7 @@ func ToTarballMany(ctx context.Context, c *registry.Client, entries []Entry, pat
 			return nil, err
 		}
 		if _, dup := files[TrustedRootFile]; dup {
-			return nil, fmt.Errorf("OCI layout tarball %s: %q given twice", path, TrustedRootFile)
+			return nil, fmt.Errorf("OCI layout tarball %s: %w: %q given twice", path, errdef.ErrInvalidArgument, TrustedRootFile)
 		}
 		if files == nil {
 			files = map[string][]byte{}
