@@ -77,9 +77,13 @@ func TestCopyStackCarriesTrustedRoot(t *testing.T) {
 	if got, _ := os.ReadFile(rootOut); string(got) != string(raw) {
 		t.Fatal("the root written differs from the one carried")
 	}
-	render := run(t, nil, "render", "--stack", farFile, "--policy", policy)
+	home := map[string]string{"HOME": t.TempDir()} // a cache, for --offline
+	render := run(t, home, "render", "--stack", farFile, "--policy", policy)
 	if render.code != 0 || !strings.Contains(render.out, "kind: Deployment") {
 		t.Fatalf("render --stack on the other side under the carried root: %+v", render)
+	}
+	if off := run(t, home, "render", "--stack", farFile, "--policy", policy, "--offline"); off.code != 0 || off.out != render.out {
+		t.Fatalf("render --stack --offline under the carried root: %+v", off)
 	}
 	// With --trusted-root the carried root would be trusted unpinned: refused.
 	if r := run(t, nil, append([]string{"copy", "--stack", filepath.Join(site, "x.yaml"), "--from-tarball", tarball, far + "/again", "--trusted-root-out", filepath.Join(site, "y.json")}, keyless...)...); r.code != commands.ExitUsage {
