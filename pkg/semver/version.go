@@ -75,6 +75,12 @@ func (v Version) Equal(o Version) bool {
 	return v.Compare(o) == 0 && v.v.Metadata() == o.v.Metadata()
 }
 
+// Major returns the major version.
+func (v Version) Major() uint64 { return v.v.Major() }
+
+// Minor returns the minor version.
+func (v Version) Minor() uint64 { return v.v.Minor() }
+
 // core is MAJOR.MINOR.PATCH, the tuple the pre-release rule compares.
 func (v Version) core() [3]uint64 { return [3]uint64{v.v.Major(), v.v.Minor(), v.v.Patch()} }
 

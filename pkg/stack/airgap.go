@@ -174,15 +174,17 @@ func (s *Stack) Marshal() ([]byte, error) {
 		Version    string        `yaml:"version,omitempty"`
 		Digest     digest.Digest `yaml:"digest,omitempty"`
 		Values     string        `yaml:"values,omitempty"`
+		Upgrade    string        `yaml:"upgrade,omitempty"`
 	}
 	out := struct {
 		APIVersion string  `yaml:"apiVersion"`
 		Kind       string  `yaml:"kind"`
 		Addons     []entry `yaml:"addons"`
 		Policy     string  `yaml:"policy,omitempty"`
-	}{APIVersion: s.APIVersion, Kind: s.Kind, Policy: s.Policy}
+		Upgrade    string  `yaml:"upgrade,omitempty"`
+	}{APIVersion: s.APIVersion, Kind: s.Kind, Policy: s.Policy, Upgrade: s.Upgrade}
 	for _, e := range s.Addons {
-		out.Addons = append(out.Addons, entry{e.Name, e.Repository, e.Version, e.Digest, e.Values})
+		out.Addons = append(out.Addons, entry{e.Name, e.Repository, e.Version, e.Digest, e.Values, e.Upgrade})
 	}
 	return marshalYAML(out)
 }

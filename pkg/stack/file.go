@@ -18,8 +18,11 @@ import (
 // Identifiers of the stack and lock files.
 const (
 	APIVersion = "addonpack.dev/v1alpha1"
-	KindStack  = "Stack"
-	KindLock   = "StackLock"
+	// APIVersionV1Alpha2 is APIVersion plus the upgrade policy of a stack
+	// file and the downgrade record of a lock (specs/stack.md section 4.6).
+	APIVersionV1Alpha2 = "addonpack.dev/v1alpha2"
+	KindStack          = "Stack"
+	KindLock           = "StackLock"
 	// LockName is the lock file's name beside the stack file.
 	LockName = "addons.lock"
 )
@@ -48,6 +51,9 @@ type Stack struct {
 	// Kubernetes is the target cluster's Kubernetes version: the default
 	// of render --kube-version for every add-on of the stack.
 	Kubernetes string `json:"kubernetes,omitempty"`
+	// Upgrade is the upgrade policy of every entry that names none, and of
+	// every dependency (v1alpha2; "" for the default).
+	Upgrade string `json:"upgrade,omitempty"`
 
 	// Path is the file the stack was read from; relative paths in it are
 	// relative to its directory.
@@ -61,6 +67,8 @@ type Entry struct {
 	Version    string        `json:"version,omitempty"`
 	Digest     digest.Digest `json:"digest,omitempty"`
 	Values     string        `json:"values,omitempty"`
+	// Upgrade is this root's upgrade policy (v1alpha2).
+	Upgrade string `json:"upgrade,omitempty"`
 
 	repo  registry.Reference
 	rng   semver.Range
@@ -98,8 +106,20 @@ func (s *Stack) check() error {
 	bad := func(field, format string, args ...any) error {
 		return fmt.Errorf("%s: %s: %w: %s", s.Path, field, ErrStack, fmt.Sprintf(format, args...))
 	}
-	if s.APIVersion != APIVersion || s.Kind != KindStack {
-		return bad("apiVersion/kind", "must be %s / %s, not %q / %q", APIVersion, KindStack, s.APIVersion, s.Kind)
+	if s.APIVersion != APIVersion && s.APIVersion != APIVersionV1Alpha2 || s.Kind != KindStack {
+		return bad("apiVersion/kind", "must be %s or %s / %s, not %q / %q", APIVersion, APIVersionV1Alpha2, KindStack, s.APIVersion, s.Kind)
+	}
+	policy := func(field, p string) error {
+		if p != "" && s.APIVersion == APIVersion {
+			return bad(field, "an upgrade policy needs apiVersion %s (this file is %s)", APIVersionV1Alpha2, APIVersion)
+		}
+		if err := checkPolicy(p); err != nil {
+			return bad(field, "%v", err)
+		}
+		return nil
+	}
+	if err := policy("upgrade", s.Upgrade); err != nil {
+		return err
 	}
 	if len(s.Addons) == 0 || len(s.Addons) > MaxRoots {
 		return bad("addons", "must hold 1 to %d entries, not %d", MaxRoots, len(s.Addons))
@@ -134,6 +154,9 @@ func (s *Stack) check() error {
 			if e.rng, err = semver.ParseRange(e.Version); err != nil {
 				return bad(field+".version", "%v", err)
 			}
+		}
+		if err := policy(field+".upgrade", e.Upgrade); err != nil {
+			return err
 		}
 		if e.Values != "" && filepath.IsAbs(e.Values) {
 			return bad(field+".values", "%q must be relative to the stack file", e.Values)

@@ -16,6 +16,8 @@ func FuzzParse(f *testing.F) {
 		"apiVersion: addonpack.dev/v1alpha1\nkind: Stack\naddons:\n  - repository: r.example/addons/a\n    version: '>=1.0.0, <2.0.0'\n    values: a.yaml\n",
 		"apiVersion: addonpack.dev/v1alpha1\nkind: Stack\naddons:\n  - name: b\n    repository: localhost:5000/b\n    digest: sha256:0000000000000000000000000000000000000000000000000000000000000000\npolicy: p.yaml\n",
 		"apiVersion: addonpack.dev/v1alpha1\nkind: Stack\naddons: []\n",
+		"apiVersion: addonpack.dev/v1alpha2\nkind: Stack\nupgrade: patch\naddons:\n  - repository: r.example/addons/a\n    version: '*'\n    upgrade: major\n",
+		"apiVersion: addonpack.dev/v1alpha1\nkind: Stack\nupgrade: minor\naddons:\n  - repository: r.example/addons/a\n    version: '*'\n",
 		"{}",
 	} {
 		f.Add([]byte(seed))
@@ -29,8 +31,11 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("accepted %d roots", len(st.Addons))
 		}
 		for _, e := range st.Addons {
-			if (e.Version == "") == (e.Digest == "") || e.repo.Repository == "" {
+			if (e.Version == "") == (e.Digest == "") || e.repo.Repository == "" || checkPolicy(e.Upgrade) != nil {
 				t.Fatalf("accepted entry %+v", e)
+			}
+			if e.Upgrade != "" && st.APIVersion != APIVersionV1Alpha2 {
+				t.Fatalf("accepted an upgrade policy in %s", st.APIVersion)
 			}
 		}
 	})
@@ -42,7 +47,7 @@ func FuzzParse(f *testing.F) {
 // first, and a canonical form that reads back the same. Seeded with the
 // golden locks and hand edits of them that must be refused.
 func FuzzParseLock(f *testing.F) {
-	for _, name := range []string{"operator.lock", "webhook.lock"} {
+	for _, name := range []string{"operator.lock", "webhook.lock", "downgraded.lock"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)

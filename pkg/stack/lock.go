@@ -3,6 +3,7 @@ package stack
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -32,7 +33,10 @@ type LockedAddon struct {
 	Tag        string        `yaml:"tag,omitempty" json:"tag,omitempty"`
 	Digest     digest.Digest `yaml:"digest" json:"digest"`
 	Level      int           `yaml:"level" json:"level"`
-	RequiredBy []Requirement `yaml:"requiredBy" json:"requiredBy"`
+	// DowngradedFrom is the version lock --update --allow-downgrade moved
+	// the add-on down from (apiVersion v1alpha2 only; specs/stack.md 4.6).
+	DowngradedFrom string        `yaml:"downgradedFrom,omitempty" json:"downgradedFrom,omitempty"`
+	RequiredBy     []Requirement `yaml:"requiredBy" json:"requiredBy"`
 }
 
 // Requirement is a range (or digest) set on an add-on, and by whom: "stack"
@@ -68,7 +72,7 @@ func newLock(nodes map[string]*node) (*Lock, error) {
 	l := &Lock{APIVersion: APIVersion, Kind: KindLock, Order: order(deps, levels)}
 	for _, name := range slices.Sorted(maps.Keys(byName)) {
 		n := byName[name]
-		a := LockedAddon{Name: name, Repository: n.repo.Repo(), Version: n.art.Version.String(), Tag: n.tag, Digest: n.art.Digest, Level: levels[name]}
+		a := LockedAddon{Name: name, Repository: n.repo.Repo(), Version: n.art.Version.String(), Tag: n.tag, Digest: n.art.Digest, Level: levels[name], DowngradedFrom: n.downgradedFrom}
 		for _, q := range n.reqs {
 			by := "stack"
 			if q.byName != "" {
@@ -86,7 +90,20 @@ func newLock(nodes map[string]*node) (*Lock, error) {
 		a.RequiredBy = slices.Compact(a.RequiredBy)
 		l.Addons = append(l.Addons, a)
 	}
+	l.settleVersion()
 	return l, nil
+}
+
+// settleVersion gives the lock the apiVersion of what it holds: v1alpha2
+// exactly when an entry records a downgrade, so that every other lock stays
+// byte for byte what it was (specs/stack.md section 4.3 item 1).
+func (l *Lock) settleVersion() {
+	l.APIVersion = APIVersion
+	for _, a := range l.Addons {
+		if a.DowngradedFrom != "" {
+			l.APIVersion = APIVersionV1Alpha2
+		}
+	}
 }
 
 // levelsOf computes each add-on's level (0 without dependencies, else one
@@ -197,8 +214,8 @@ func parseLock(b []byte, path string) (*Lock, error) {
 	if err := dec.Decode(&l); err != nil {
 		return nil, fmt.Errorf("%s: %w: %w", path, ErrStack, err)
 	}
-	if l.APIVersion != APIVersion || l.Kind != KindLock {
-		return nil, fmt.Errorf("%s: %w: apiVersion/kind must be %s / %s", path, ErrStack, APIVersion, KindLock)
+	if l.APIVersion != APIVersion && l.APIVersion != APIVersionV1Alpha2 || l.Kind != KindLock {
+		return nil, fmt.Errorf("%s: %w: apiVersion/kind must be %s or %s / %s", path, ErrStack, APIVersion, APIVersionV1Alpha2, KindLock)
 	}
 	// A lock never holds more than a stack resolves to; a larger one (a
 	// stack tarball's, say) would drive one verification and copy per entry.
@@ -223,4 +240,25 @@ func (l *Lock) Write(path string) error {
 		return err
 	}
 	return atomicfile.Write(path, b, true)
+}
+
+// WriteText prints the install order with versions and digests, then
+// "wrote PATH" (or "up to date: PATH" for a lock that was checked).
+func (l *Lock) WriteText(w io.Writer, path string, checked bool) error {
+	byName := map[string]LockedAddon{}
+	for _, a := range l.Addons {
+		byName[a.Name] = a
+	}
+	for _, name := range l.Order {
+		a := byName[name]
+		if _, err := fmt.Fprintf(w, "%-24s %-12s %s@%s\n", a.Name, a.Version, a.Repository, a.Digest); err != nil {
+			return err
+		}
+	}
+	verb := "wrote"
+	if checked {
+		verb = "up to date:"
+	}
+	_, err := fmt.Fprintf(w, "%s %s\n", verb, filepath.Clean(path))
+	return err
 }

@@ -2,9 +2,13 @@ package stack
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
+
+	"github.com/addonpack/addonpack/pkg/semver"
 )
 
 // WriteLock resolves st and writes its lock beside the stack file
@@ -21,29 +25,57 @@ func WriteLock(ctx context.Context, reg Registry, st *Stack, opts Options) (*Loc
 }
 
 // UpdateLock resolves st again and rewrites its lock: only the add-ons
-// named (all when names is empty) may move; the others stay at their locked
-// tags, which must still satisfy every range.
+// named (all when names is empty) may move, within their upgrade policy and
+// never down unless opts.AllowDowngrade (specs/stack.md section 4.6); the
+// others stay at their locked tags, which must still satisfy every range.
+// Without a lock (and without names) it resolves from scratch.
 func UpdateLock(ctx context.Context, reg Registry, st *Stack, names []string, opts Options) (*Lock, error) {
-	if len(names) > 0 {
-		old, err := ReadLock(LockPath(st.Path))
-		if err != nil {
-			return nil, err
+	old, err := ReadLock(LockPath(st.Path))
+	if errors.Is(err, fs.ErrNotExist) && len(names) == 0 {
+		return WriteLock(ctx, reg, st, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	opts.Keep, opts.Locked = map[string]string{}, map[string]semver.Version{}
+	var known []string
+	for _, a := range old.Addons {
+		known = append(known, a.Name)
+		switch {
+		case a.Tag == "": // pinned by digest: nothing to move
+		case len(names) > 0 && !slices.Contains(names, a.Name):
+			opts.Keep[a.Repository] = a.Tag
+		default:
+			opts.Locked[a.Repository] = semver.MustParse(a.Version) // ReadLock checked it
 		}
-		opts.Keep = map[string]string{}
-		var known []string
-		for _, a := range old.Addons {
-			known = append(known, a.Name)
-			if !slices.Contains(names, a.Name) && a.Tag != "" {
-				opts.Keep[a.Repository] = a.Tag
-			}
+	}
+	for _, n := range names {
+		if !slices.Contains(known, n) {
+			return nil, fmt.Errorf("%s: %w: no add-on %q in the lock (it has %s)", LockPath(st.Path), ErrStack, n, strings.Join(known, ", "))
 		}
-		for _, n := range names {
-			if !slices.Contains(known, n) {
-				return nil, fmt.Errorf("%s: %w: no add-on %q in the lock (it has %s)", LockPath(st.Path), ErrStack, n, strings.Join(known, ", "))
+	}
+	l, err := Resolve(ctx, reg, st, opts)
+	if err != nil {
+		return nil, err
+	}
+	carryDowngrades(old, l)
+	if err := l.Write(LockPath(st.Path)); err != nil {
+		return nil, fmt.Errorf("%s: %w", LockPath(st.Path), err)
+	}
+	return l, nil
+}
+
+// carryDowngrades keeps the downgrade record of every entry that stays at
+// the version it was moved down to; an entry that moved loses it.
+func carryDowngrades(old, l *Lock) {
+	for i, a := range l.Addons {
+		for _, o := range old.Addons {
+			if o.Repository == a.Repository && o.Version == a.Version && a.DowngradedFrom == "" {
+				l.Addons[i].DowngradedFrom = o.DowngradedFrom
 			}
 		}
 	}
-	return WriteLock(ctx, reg, st, opts)
+	l.settleVersion()
 }
 
 // CheckLock reads st's lock and compares it with st and the registries

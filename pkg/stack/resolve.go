@@ -9,6 +9,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/semver"
 	"github.com/addonpack/addonpack/pkg/spec"
@@ -40,7 +41,20 @@ type Options struct {
 	// Keep holds add-ons at these tags (by repository), for lock --update
 	// of some add-ons only: the tag must still satisfy every range.
 	Keep map[string]string
+	// Locked holds the versions lock --update moves from (by repository):
+	// there the stack's upgrade policy and the downgrade rule apply
+	// (specs/stack.md section 4.6).
+	Locked map[string]semver.Version
+	// AllowDowngrade admits versions below the locked one (within the
+	// policy); a downgrade is recorded in the lock.
+	AllowDowngrade bool
 }
+
+// The refusals of lock --update (specs/stack.md section 4.6 item 3).
+var (
+	ErrPolicy    = errdef.New(errdef.ErrInvalid, "no version within the upgrade policy")
+	ErrDowngrade = errdef.New(errdef.ErrInvalid, "refused downgrade")
+)
 
 // requirement is one range (or digest) on a node and who set it.
 type requirement struct {
@@ -66,10 +80,13 @@ type node struct {
 	art   Artifact
 	reqs  []requirement
 	depth int // the shortest path from the stack file
+	// downgradedFrom is the locked version the node moved down from.
+	downgradedFrom string
 }
 
 // resolver carries the caches of one resolution.
 type resolver struct {
+	st       *Stack
 	reg      Registry
 	opts     Options
 	versions map[string]semver.List
@@ -79,7 +96,7 @@ type resolver struct {
 // Resolve resolves st's roots and their dependencies to verified digests and
 // returns the lock (specs/stack.md section 4.2).
 func Resolve(ctx context.Context, reg Registry, st *Stack, opts Options) (*Lock, error) {
-	r := &resolver{reg: reg, opts: opts, versions: map[string]semver.List{}, opened: map[string]Artifact{}}
+	r := &resolver{st: st, reg: reg, opts: opts, versions: map[string]semver.List{}, opened: map[string]Artifact{}}
 	var chosen map[string]*node
 	for round := 0; ; round++ {
 		reqs, repos := r.requirements(st, chosen)
@@ -164,14 +181,30 @@ func (r *resolver) choose(ctx context.Context, repo registry.Reference, reqs []r
 		}
 		r.versions[repo.Repo()] = list
 	}
-	var fit []semver.Tagged
+	var fit, outside, lower []semver.Tagged
+	locked, moving := r.opts.Locked[repo.Repo()]
+	policy := r.st.UpgradePolicy(repo.Repo())
 	for _, t := range list.Versions {
 		if keep, ok := r.opts.Keep[repo.Repo()]; ok && t.Tag != keep {
 			continue
 		}
-		if len(unmet(reqs, t.Version)) == 0 {
+		switch {
+		case len(unmet(reqs, t.Version)) > 0:
+		case moving && !Within(policy, locked, t.Version):
+			outside = append(outside, t)
+		case moving && !r.opts.AllowDowngrade && t.Version.Compare(locked) < 0:
+			lower = append(lower, t)
+		default:
 			fit = append(fit, t)
 		}
+	}
+	if len(fit) == 0 && len(lower) > 0 {
+		return nil, fmt.Errorf("%s: %w: would downgrade from the locked %s to %s (no version at or above it satisfies every range within the policy): pass --allow-downgrade to accept it",
+			repo.Repo(), ErrDowngrade, locked, lower[len(lower)-1].Tag)
+	}
+	if len(fit) == 0 && len(outside) > 0 {
+		return nil, fmt.Errorf("%s: %w (%s) satisfies every range; %s would: raise upgrade in the stack file, or run lock without --update",
+			repo.Repo(), ErrPolicy, DescribePolicy(policy, locked), outside[len(outside)-1].Tag)
 	}
 	if len(fit) == 0 {
 		detail := list.Available()
@@ -185,6 +218,9 @@ func (r *resolver) choose(ctx context.Context, repo registry.Reference, reqs []r
 		return nil, fmt.Errorf("%s: %w: tags %s have equal precedence: %w", repo.Repo(), ErrResolve, strings.Join(tied, ", "), semver.ErrAmbiguous)
 	}
 	n.tag = pick.Tag
+	if moving && pick.Version.Compare(locked) < 0 {
+		n.downgradedFrom = locked.String()
+	}
 	ref := repo
 	ref.Tag = pick.Tag
 	if n.art, err = r.open(ctx, ref, name); err != nil {

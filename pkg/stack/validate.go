@@ -67,6 +67,9 @@ func (l *Lock) validate(path string) error {
 			}
 		}
 	}
+	if err := l.checkDowngrades(versions, bad); err != nil {
+		return err
+	}
 	deps := map[string][]string{} // name → the entries it requires
 	for i, a := range l.Addons {
 		if err := l.checkRequirements(a, versions[i], byName, deps); err != nil {
@@ -167,6 +170,33 @@ func checkOrder(l *Lock, deps map[string][]string, levels map[string]int, bad fu
 	}
 	if want := order(deps, levels); !slices.Equal(want, l.Order) {
 		return bad("order", "must be %s (dependencies first; among add-ons ready together, by name)", strings.Join(want, ", "))
+	}
+	return nil
+}
+
+// checkDowngrades refuses a downgrade record no lock --update could have
+// written (specs/stack.md section 4.5 item 1.6).
+func (l *Lock) checkDowngrades(versions []semver.Version, bad func(name, format string, args ...any) error) error {
+	recorded := false
+	for i, a := range l.Addons {
+		if a.DowngradedFrom == "" {
+			continue
+		}
+		recorded = true
+		from, err := semver.Parse(a.DowngradedFrom)
+		switch {
+		case l.APIVersion != APIVersionV1Alpha2:
+			return bad(a.Name, "downgradedFrom needs apiVersion %s", APIVersionV1Alpha2)
+		case err != nil:
+			return bad(a.Name, "downgradedFrom: %v", err)
+		case from.Compare(versions[i]) <= 0:
+			return bad(a.Name, "downgradedFrom %s is not above the locked version %s", a.DowngradedFrom, a.Version)
+		case a.Tag == "":
+			return bad(a.Name, "downgradedFrom on an entry pinned by digest: only lock --update moves a tagged entry down")
+		}
+	}
+	if l.APIVersion == APIVersionV1Alpha2 && !recorded {
+		return bad("apiVersion", "%s, but no entry records a downgrade: such a lock is written as %s", APIVersionV1Alpha2, APIVersion)
 	}
 	return nil
 }
