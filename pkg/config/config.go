@@ -288,3 +288,45 @@ func orEmpty(v any) any {
 	}
 	return v
 }
+
+// FromBlob is the config type of an artifact as its config blob gives it:
+// addon.yaml a, the canonical schema and the older versions' schemas
+// (spec.ConversionBlob; nil without conversion). No package content is
+// read: there are no packed defaults (Defaults is nil) and no profiles —
+// enough to convert and check a user's object (upgrade plan) without
+// downloading the content layer. Nil when a declares no config type.
+func FromBlob(ctx context.Context, a *spec.Addon, schemaJSON []byte, conv *spec.ConversionBlob, limits schema.Limits) (*Type, error) {
+	c := a.Spec.Config
+	if c == nil {
+		return nil, nil
+	}
+	tally.Add(ctx, tally.SchemaCompile)
+	sch, err := schema.Compile(schemaJSON, c.Schema, limits)
+	if err != nil {
+		return nil, err
+	}
+	t := &Type{APIVersion: c.APIVersion, Kind: c.Kind, Name: a.Metadata.Name, Schema: sch, SchemaFile: c.Schema, Components: c.Components}
+	if c.Conversion == nil {
+		return t, nil
+	}
+	for _, v := range c.Conversion.Versions {
+		var raw []byte
+		if conv != nil {
+			raw = conv.Schemas[v.APIVersion]
+		}
+		if raw == nil {
+			return nil, fmt.Errorf("spec.config.conversion: %w: the config blob carries no schema of %s", errdef.ErrInvalid, v.APIVersion)
+		}
+		tally.Add(ctx, tally.SchemaCompile)
+		old, err := schema.Compile(raw, v.Schema, limits)
+		if err != nil {
+			return nil, fmt.Errorf("spec.config.conversion: schema of %s: %w", v.APIVersion, err)
+		}
+		t.Older = append(t.Older, OlderVersion{ConfigVersion: v, Schema: old, SchemaFile: v.Schema})
+	}
+	tally.Add(ctx, tally.ConversionChain)
+	if t.Chain, err = convert.New(c); err != nil {
+		return nil, fmt.Errorf("%s: %w", spec.FileName, err)
+	}
+	return t, nil
+}

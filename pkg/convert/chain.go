@@ -150,7 +150,8 @@ func (c *Chain) Convert(apiVersion string, specValue any, name string) (*Result,
 	for _, st := range c.steps[i:] {
 		applied, err := st.apply(s, &b)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w: cannot convert %s → %s: %v", name, ErrConvert, short(st.from), short(st.to), err)
+			// %w: a caller may want the FailError (upgrade plan lists its rule).
+			return nil, fmt.Errorf("%s: %w: cannot convert %s → %s: %w", name, ErrConvert, short(st.from), short(st.to), err)
 		}
 		res.Steps = append(res.Steps, Step{From: st.from, To: st.to, Rules: applied})
 	}

@@ -68,7 +68,7 @@ func (r rule) apply(s map[string]any, b *budget) (bool, error) {
 		}
 		return true, nil
 	case r.Fail != nil:
-		return false, fmt.Errorf("%s", r.Fail.Message)
+		return false, &FailError{Rule: Describe(r.Rule), If: r.If, Message: r.Fail.Message}
 	}
 	return false, fmt.Errorf("%s: no rule kind", r.field)
 }
@@ -121,3 +121,12 @@ func Describe(r spec.Rule) string {
 	}
 	return d
 }
+
+// FailError is a fail rule that applied: the object needs a person's
+// decision. Its text is the rule's message; Rule names the rule as reports
+// do and If is its condition, which names the fields it looks at.
+type FailError struct {
+	Rule, If, Message string
+}
+
+func (e *FailError) Error() string { return e.Message }

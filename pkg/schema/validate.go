@@ -59,6 +59,38 @@ func (s *Schema) Validate(spec any) error {
 	return &ValidationError{Errors: flatten(ve, func(loc []string) string { return fieldPath(spec, loc) })}
 }
 
+// ValidatePartial is Validate for an object that is only part of what will
+// be validated: a user's config object before it is merged over packed
+// defaults it cannot see (upgrade plan reads a candidate's config blob, not
+// its content). Missing required properties are not reported; everything
+// the object holds is checked as Validate checks it.
+func (s *Schema) ValidatePartial(spec any) error {
+	err := s.compiled.Validate(spec)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	c := collector{path: func(loc []string) string { return fieldPath(spec, loc) }, seen: map[FieldError]bool{}, partial: true}
+	c.collect(ve)
+	if len(c.out) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(c.out, func(a, b located) int {
+		if n := compareLoc(a.loc, b.loc); n != 0 {
+			return n
+		}
+		return strings.Compare(a.Message, b.Message)
+	})
+	out := make([]FieldError, len(c.out))
+	for i, l := range c.out {
+		out[i] = l.FieldError
+	}
+	return &ValidationError{Errors: out}
+}
+
 // flatten lists the leaf errors of a jsonschema error tree, sorted by location,
 // with paths rendered by path.
 func flatten(ve *jsonschema.ValidationError, path func(loc []string) string) []FieldError {
@@ -86,6 +118,8 @@ type collector struct {
 	path func(loc []string) string
 	out  []located
 	seen map[FieldError]bool
+	// partial leaves out missing required properties (ValidatePartial).
+	partial bool
 }
 
 func (c *collector) add(loc []string, msg string) {
@@ -100,6 +134,9 @@ func (c *collector) add(loc []string, msg string) {
 func (c *collector) collect(e *jsonschema.ValidationError) {
 	switch k := e.ErrorKind.(type) {
 	case *kind.Required:
+		if c.partial {
+			return
+		}
 		for _, p := range k.Missing {
 			c.add(e.InstanceLocation, fmt.Sprintf("missing property '%s'", p))
 		}
@@ -133,8 +170,11 @@ func (c *collector) alternatives(e *jsonschema.ValidationError) {
 	var types, msgs []string
 	onlyType := true
 	for _, branch := range e.Causes {
-		sub := collector{path: c.path, seen: map[FieldError]bool{}}
+		sub := collector{path: c.path, seen: map[FieldError]bool{}, partial: c.partial}
 		sub.collect(branch)
+		if c.partial && len(sub.out) == 0 {
+			return // the branch failed only on a property that may be supplied later
+		}
 		var parts []string
 		for _, l := range sub.out {
 			if l.Path == c.path(e.InstanceLocation) {
