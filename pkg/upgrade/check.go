@@ -28,7 +28,9 @@ type Release struct {
 	Addon *spec.Addon
 	// Type is the loaded config type; nil when the add-on declares none.
 	Type *config.Type
-	// Files are the package files (test vectors are read from them).
+	// Files are the package files (test vectors are read from them); nil
+	// for a release known from its config blob only, whose packed defaults
+	// and test vectors are then not run.
 	Files fs.FS
 }
 
@@ -106,7 +108,9 @@ func Check(prev, next Release) (*Report, error) {
 		}
 		r.Changes = append(r.Changes, c)
 	}
-	r.runPrevious(prev, next)
+	if prev.Files != nil { // nil: from config blobs only (Plan): no packed objects to run
+		r.runPrevious(prev, next)
+	}
 	return r, r.err()
 }
 
