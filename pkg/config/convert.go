@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"io"
 
 	"sigs.k8s.io/yaml"
 
@@ -51,4 +52,28 @@ func ConvertObject(a *spec.Addon, values []byte, name string) (*Converted, error
 		return nil, err
 	}
 	return &Converted{Object: out, YAML: y, Result: res}, nil
+}
+
+// VersionList is what `addonpack config versions` prints: the config
+// versions an add-on reads, oldest first, the current one last.
+type VersionList struct {
+	Reference string   `json:"reference"`
+	Kind      string   `json:"kind"`
+	Current   string   `json:"current"`
+	Versions  []string `json:"versions"`
+}
+
+// WriteText writes one version a line, "APIVERSION, Kind=KIND", the current
+// one marked " (current)".
+func (l VersionList) WriteText(w io.Writer) error {
+	for _, v := range l.Versions {
+		suffix := ""
+		if v == l.Current {
+			suffix = " (current)"
+		}
+		if _, err := fmt.Fprintf(w, "%s, Kind=%s%s\n", v, l.Kind, suffix); err != nil {
+			return err
+		}
+	}
+	return nil
 }

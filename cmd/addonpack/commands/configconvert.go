@@ -108,24 +108,8 @@ registry reference only the manifest and config blob are fetched.`,
 			if c == nil {
 				return fmt.Errorf("%s: %w", ref, config.ErrNoConfig)
 			}
-			versions := a.ConfigAPIVersions()
-			return f.print(g.streams.Out, struct {
-				Reference string   `json:"reference"`
-				Kind      string   `json:"kind"`
-				Current   string   `json:"current"`
-				Versions  []string `json:"versions"`
-			}{ref, c.Kind, c.APIVersion, versions}, func(w io.Writer) error {
-				for _, v := range versions {
-					suffix := ""
-					if v == c.APIVersion {
-						suffix = " (current)"
-					}
-					if _, err := fmt.Fprintf(w, "%s, Kind=%s%s\n", v, c.Kind, suffix); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
+			l := config.VersionList{Reference: ref, Kind: c.Kind, Current: c.APIVersion, Versions: a.ConfigAPIVersions()}
+			return f.print(g.streams.Out, l, l.WriteText)
 		},
 	}
 	addFormat(cmd, &f, true)

@@ -74,6 +74,7 @@ func TestJSONShapes(t *testing.T) {
 		{env, []string{"diff", "./greeter-v1", "./greeter-v2", "--values", "greeter-v1/config/custom.yaml"}, ""},
 		{env, []string{"versions", host + "/addons/hello"}, ""},
 		{env, []string{"lock", "addons.yaml", "--key", "release.pub"}, ""},
+		{env, []string{"upgrade", "plan", "--stack", "addons.yaml", "--key", "release.pub"}, "upgrade plan (up to date; TestUpgradePlan has a candidate)"},
 		{env, []string{"prune", host + "/addons/hello", "--keep", "1"}, ""},
 		{env, []string{"trusted-root", "inspect", "sigstore-root.json"}, "trusted-root inspect"},
 	}

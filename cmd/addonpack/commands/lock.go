@@ -3,7 +3,6 @@ package commands
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -17,6 +16,7 @@ func newLock(g *globals) *cobra.Command {
 		f      format
 		check  bool
 		update bool
+		down   bool
 		prefer string
 	)
 	cmd := &cobra.Command{
@@ -38,7 +38,7 @@ func newLock(g *globals) *cobra.Command {
 			if check && update {
 				return usageError{fmt.Errorf("give --check or --update, not both")}
 			}
-			opts := stack.Options{}
+			opts := stack.Options{AllowDowngrade: down}
 			switch prefer {
 			case "highest":
 			case "lowest":
@@ -81,51 +81,27 @@ func newLock(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return f.print(g.streams.Out, l, func(w io.Writer) error { return writeLockText(w, l, stack.LockPath(path), check) })
+			return f.print(g.streams.Out, l, func(w io.Writer) error { return l.WriteText(w, stack.LockPath(path), check) })
 		},
 	}
 	cmd.Flags().BoolVar(&check, "check", false, "compare the lock with the stack file and the registries; exit 10 on drift")
 	cmd.Flags().BoolVar(&update, "update", false, "resolve again: all add-ons, or only those named")
+	cmd.Flags().BoolVar(&down, "allow-downgrade", false, "with --update: accept a version below the locked one (recorded in the lock)")
 	cmd.Flags().StringVar(&prefer, "prefer", "highest", "which satisfying version to pick: highest or lowest")
 	vf.add(cmd, true)
 	addFormat(cmd, &f, true)
 	return cmd
 }
 
-// writeLockText prints the install order with versions and digests.
-func writeLockText(w io.Writer, l *stack.Lock, path string, checked bool) error {
-	byName := map[string]stack.LockedAddon{}
-	for _, a := range l.Addons {
-		byName[a.Name] = a
-	}
-	for _, name := range l.Order {
-		a := byName[name]
-		if _, err := fmt.Fprintf(w, "%-24s %-12s %s@%s\n", a.Name, a.Version, a.Repository, a.Digest); err != nil {
-			return err
-		}
-	}
-	verb := "wrote"
-	if checked {
-		verb = "up to date:"
-	}
-	_, err := fmt.Fprintf(w, "%s %s\n", verb, filepath.Clean(path))
-	return err
-}
+const lockHelp = `lock reads the stack file FILE (default addons.yaml), resolves every add-on it names and their
+dependencies (declared in each signed config blob) to the highest version every range admits, and
+writes addons.lock beside FILE: name, repository, signed version, tag, verified digest, who required
+it, and the install order. Each add-on is verified under its own repository's policy scope; a
+parent's signature never vouches for a dependency. The same registry state gives a byte-identical lock.
 
-const lockHelp = `lock reads the stack file FILE (default addons.yaml; specs/stack.md section 4), resolves
-every add-on it names and their dependencies — declared in each add-on's signed config blob —
-from version ranges to one version per repository (the highest that every range admits), and
-writes addons.lock beside FILE: each add-on's name, repository, signed version, tag, verified
-manifest digest and who required it with which range, and the install order. Every add-on is
-verified under the policy scope of its own repository before its dependencies are read; a
-parent's signature never vouches for a dependency. The same registry state gives a
-byte-identical lock.
-
---check exits 0 when the lock matches FILE and every locked tag still points at its locked
-digest, and 10 otherwise, naming each difference; a lock no resolution could have written
-(an add-on twice, an order that is not the install order, a tag that is not the version) is
-refused with exit 3. Given --key, --policy or keyless flags, --check also verifies every
-locked add-on and binds its signed name, version and dependencies to the lock (exit 3 when
-they differ: specs/stack.md section 4.5). --update resolves again: every add-on, or
-only those named, the others kept at their locked versions. Without --key or --policy, the
-stack file's policy is used.`
+--check exits 0 when the lock matches FILE and every locked tag still points at its digest, 10
+otherwise, naming each difference, and 3 for a lock no resolution could have written; with trust
+flags it also binds each add-on's signed name, version and dependencies (exit 3 when they differ).
+--update resolves again (every add-on, or those named; the others stay), moving each only within its
+upgrade policy and never down without --allow-downgrade. Without --key or --policy, the stack file's
+policy is used. The rules: specs/stack.md sections 4.3 to 4.6.`

@@ -66,7 +66,7 @@ and pulls it back checked, ready for kubectl, Flux or Argo CD.`,
 		newVerify(g), newTrustedRoot(g),
 		newCopy(g), newMirror(g),
 		newVersions(g),
-		newLock(g),
+		newLock(g), newUpgrade(g),
 		newPrune(g),
 	)
 	groups(root)

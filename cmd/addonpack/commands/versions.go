@@ -2,7 +2,6 @@ package commands
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
@@ -50,14 +49,7 @@ of the same MAJOR.MINOR.PATCH.`,
 				return err
 			}
 			semver.WarnIgnored(g.streams.Err, list.Repository, list.Ignored)
-			return f.print(g.streams.Out, list, func(w io.Writer) error {
-				for _, v := range list.Versions {
-					if _, err := fmt.Fprintln(w, v.Tag); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
+			return f.print(g.streams.Out, list, list.WriteText)
 		},
 	}
 	cmd.Flags().StringVar(&rng, "version", "", "keep only the versions this semver range matches")
