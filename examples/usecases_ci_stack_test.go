@@ -90,8 +90,12 @@ func TestUseCaseCIStackWorkflow(t *testing.T) {
 	})
 	t.Run("schedule, nothing moved", func(t *testing.T) {
 		r, _, ghLog := newStackGHRun(t, src, "schedule")
-		if failed, out := r.runWorkflow(t, wf); failed != "" {
+		failed, out := r.runWorkflow(t, wf)
+		if failed != "" {
 			t.Fatalf("step %q failed:\n%s", failed, out)
+		}
+		if !slices.Contains(r.ranSteps, "Plan upgrades") || !strings.Contains(out, "nothing to upgrade") {
+			t.Errorf("the scheduled run did not plan the upgrades (ran %q):\n%s", r.ranSteps, out)
 		}
 		if got, _ := os.ReadFile(filepath.Join(r.workspace, stack.LockName)); string(got) != string(locked) {
 			t.Errorf("lock --update of an unmoved registry changed the lock:\n%s", got)
