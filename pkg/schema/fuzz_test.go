@@ -84,6 +84,19 @@ func FuzzValidate(f *testing.F) {
 				}
 			}
 		}
+		// ValidatePartial (upgrade plan) passes what Validate passes, and
+		// never reports a missing property.
+		if perr := s.ValidatePartial(v); perr != nil {
+			var pe *ValidationError
+			if err == nil || !errors.As(perr, &pe) || len(pe.Errors) == 0 {
+				t.Fatalf("ValidatePartial %v where Validate says %v", perr, err)
+			}
+			for _, fe := range pe.Errors {
+				if strings.HasPrefix(fe.Message, "missing property") {
+					t.Fatalf("ValidatePartial reported %+v", fe)
+				}
+			}
+		}
 		if _, err := s.ApplyDefaults(v); err != nil && !errors.Is(err, ErrLimit) {
 			t.Fatalf("ApplyDefaults: %v", err)
 		}
