@@ -24,7 +24,7 @@ func newUpgrade(g *globals) *cobra.Command {
 the newest there is, whether your values convert and validate against each (config blobs only) and what
 check-upgrade says. Exit 0: nothing to do; 10: upgrades available; 3: a candidate breaks your values.`,
 		Example: `  addonpack upgrade plan --stack addons.yaml --key release.pub
-  addonpack upgrade plan localhost:5000/addons/hello:0.2.0 --values my-hello.yaml --key release.pub -o json`,
+  addonpack upgrade plan localhost:5000/addons/hello:0.2.0 --values my-hello.yaml --key release.pub --format json`,
 		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if (file == "") == (len(args) == 0) || file != "" && vals != "" {

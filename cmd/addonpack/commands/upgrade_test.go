@@ -53,7 +53,7 @@ func TestUpgradePlan(t *testing.T) {
 	write("seven.yaml", obj+"7\n")
 	ref := host + "/addons/greeter:0.1.0"
 
-	r := run(t, env, "upgrade", "plan", ref, "--values", "ok.yaml", "--key", "release.pub", "-o", "json")
+	r := run(t, env, "upgrade", "plan", ref, "--values", "ok.yaml", "--key", "release.pub", "--format", "json")
 	if r.code != 10 {
 		t.Fatalf("values that convert: exit %d, want 10 (upgrades available): %+v", r.code, r)
 	}
