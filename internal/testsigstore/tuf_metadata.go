@@ -122,7 +122,11 @@ func nextRoot(rb []byte, rootKey *metadata.Key, rootSigner signature.Signer, f R
 		if err != nil {
 			return nil, err
 		}
-		if err := next.Signed.RevokeKey(rootKey.ID(), metadata.ROOT); err != nil {
+		oldID, err := rootKey.ID()
+		if err != nil {
+			return nil, err
+		}
+		if err := next.Signed.RevokeKey(oldID, metadata.ROOT); err != nil {
 			return nil, err
 		}
 		if err := next.Signed.AddKey(k, metadata.ROOT); err != nil {
