@@ -48,6 +48,9 @@ func (s *Signed) Bundle(d *DSSE, message []byte) ([]byte, error) {
 		}
 		vm.TlogEntries = append(vm.TlogEntries, e)
 	}
+	if s.v2Entry != nil {
+		vm.TlogEntries = append(vm.TlogEntries, s.v2Entry)
+	}
 	if s.Timestamp != nil {
 		vm.TimestampVerificationData = &protobundle.TimestampVerificationData{
 			Rfc3161Timestamps: []*protocommon.RFC3161SignedTimestamp{{SignedTimestamp: s.Timestamp}},

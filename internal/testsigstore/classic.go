@@ -3,6 +3,7 @@ package testsigstore
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"time"
 
@@ -63,6 +64,9 @@ func (s *Sigstore) ClassicAttestation(id Identity, statement []byte, predicateTy
 }
 
 func classicOptions(sg *Signed, ts []byte) ([]static.Option, error) {
+	if sg.v2Entry != nil {
+		return nil, errors.New("testsigstore: a classic signature carries a Rekor v1 SET; it has no place for a Rekor v2 entry")
+	}
 	opts := []static.Option{static.WithCertChain(sg.CertPEM(), sg.ChainPEM())}
 	if sg.entry != nil {
 		rb := &bundle.RekorBundle{

@@ -13,13 +13,15 @@ import (
 // Servers are a test Sigstore's public services on loopback, for signing
 // clients (addonpack --keyless, the cosign CLI): an OIDC issuer whose
 // tokens the Fulcio accepts under the names GitHubActionsIssuer and
-// GoogleIssuer, the Fulcio, a Rekor v1 log and an RFC 3161 TSA, all on ss's
-// keys, so that what they produce verifies against ss's trusted root.
+// GoogleIssuer, the Fulcio, a Rekor v1 log, a Rekor v2 log and an RFC
+// 3161 TSA, all on ss's keys, so that what they produce verifies against
+// ss's trusted root (with RootOptions.RekorV2 for the v2 log's entries).
 type Servers struct {
-	Issuer *OIDCIssuer
-	Fulcio *Fulcio
-	Rekor  *Rekor
-	TSA    *TSA
+	Issuer  *OIDCIssuer
+	Fulcio  *Fulcio
+	Rekor   *Rekor
+	RekorV2 *RekorV2
+	TSA     *TSA
 
 	ss *Sigstore
 }
@@ -33,11 +35,12 @@ func StartServers(t testing.TB, ss *Sigstore) *Servers {
 	}
 	trusted := map[string]crypto.PublicKey{GitHubActionsIssuer: iss.PublicKey(), GoogleIssuer: iss.PublicKey()}
 	return &Servers{
-		Issuer: iss,
-		Fulcio: NewFulcio(t, ss, trusted),
-		Rekor:  NewRekor(t, ss),
-		TSA:    NewTSA(t, ss),
-		ss:     ss,
+		Issuer:  iss,
+		Fulcio:  NewFulcio(t, ss, trusted),
+		Rekor:   NewRekor(t, ss),
+		RekorV2: NewRekorV2(t, ss),
+		TSA:     NewTSA(t, ss),
+		ss:      ss,
 	}
 }
 
@@ -68,12 +71,12 @@ func NewTrustedRootJSON(t testing.TB) []byte {
 	return b
 }
 
-// TrustedRootFile writes the Sigstore's full trusted root (CA, Rekor log,
-// CT log, TSA) to a trusted_root.json in a temporary directory of t and
-// returns its path.
+// TrustedRootFile writes the Sigstore's full trusted root (CA, Rekor v1
+// and v2 logs, CT log, TSA) to a trusted_root.json in a temporary
+// directory of t and returns its path.
 func (s *Servers) TrustedRootFile(t testing.TB) string {
 	t.Helper()
-	b, err := s.ss.TrustedRootJSON(RootOptions{})
+	b, err := s.ss.TrustedRootJSON(RootOptions{RekorV2: true})
 	if err != nil {
 		t.Fatalf("trusted root: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"math/big"
 	"sync/atomic"
 	"time"
@@ -37,8 +38,9 @@ type Sigstore struct {
 	TSAChain []*x509.Certificate // leaf, intermediate, root
 	tsaKey   *ecdsa.PrivateKey
 
-	rekorKey *ecdsa.PrivateKey
-	ctKey    *ecdsa.PrivateKey
+	rekorKey   *ecdsa.PrivateKey
+	rekorV2Key *ecdsa.PrivateKey // the Rekor v2 log's checkpoint key
+	ctKey      *ecdsa.PrivateKey
 
 	// Start and End bound the validity of the CA, the logs and the TSA as
 	// the trusted root states it (their "validFor"); the certificates
@@ -72,7 +74,7 @@ func New(opts ...Option) (*Sigstore, error) {
 	for _, o := range opts {
 		o(s)
 	}
-	keys := make([]*ecdsa.PrivateKey, 6)
+	keys := make([]*ecdsa.PrivateKey, 7)
 	for i := range keys {
 		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 		if err != nil {
@@ -80,7 +82,7 @@ func New(opts ...Option) (*Sigstore, error) {
 		}
 		keys[i] = k
 	}
-	s.rootKey, s.interKey, s.tsaKey, s.rekorKey, s.ctKey = keys[0], keys[1], keys[2], keys[3], keys[4]
+	s.rootKey, s.interKey, s.tsaKey, s.rekorKey, s.ctKey, s.rekorV2Key = keys[0], keys[1], keys[2], keys[3], keys[4], keys[6]
 	// Certificates outlive the declared validity so that tests can move the
 	// signing time outside Start..End and see the trusted root refuse it.
 	notBefore, notAfter := s.Start.Add(-30*24*time.Hour), s.End.Add(30*24*time.Hour)
@@ -147,9 +149,12 @@ func (s *Sigstore) RekorPublicKey() crypto.PublicKey { return s.rekorKey.Public(
 func (s *Sigstore) CTLogPublicKey() crypto.PublicKey { return s.ctKey.Public() }
 
 // RootOptions leave parts out of a trusted root, so that a test can show
-// which checks the root's content makes mandatory.
+// which checks the root's content makes mandatory. RekorV2 adds the Rekor
+// v2 log (baseUrl RekorV2URL) to the root's tlogs, beside the v1 log
+// unless WithoutRekor.
 type RootOptions struct {
 	WithoutRekor, WithoutCTLog, WithoutTSA bool
+	RekorV2                                bool
 }
 
 // TrustedRoot returns the Sigstore trusted root of s.
@@ -180,6 +185,9 @@ func (s *Sigstore) TrustedRoot(o RootOptions) (*root.TrustedRoot, error) {
 	}
 	if o.WithoutRekor {
 		rekor = map[string]*root.TransparencyLog{}
+	}
+	if o.RekorV2 {
+		maps.Copy(rekor, logs(s.rekorV2Key.Public(), RekorV2URL))
 	}
 	if o.WithoutCTLog {
 		ct = map[string]*root.TransparencyLog{}
