@@ -62,7 +62,7 @@ func (ck checker) keyless(cd *candidate, entity sgverify.SignedEntity, artifact 
 			proofErrs = append(proofErrs, fmt.Errorf("trusted root %q (%s): %w", r.Name, r.Digest, err))
 			continue
 		}
-		v, err := r.verifier(skipTimestamp)
+		v, err := r.verifier(skipTimestamp, !logsTime(entity))
 		if err != nil {
 			return nil, nil, fmt.Errorf("%w: trusted root %q: %w", ErrKeyless, r.Name, err)
 		}
@@ -118,10 +118,17 @@ func precheck(r *TrustedRoot, entity sgverify.SignedEntity, skipTimestamp bool) 
 	if len(entries) > maxTlogEntries {
 		return fmt.Errorf("%d transparency-log entries, more than %d", len(entries), maxTlogEntries)
 	}
-	proofs := 0
+	proofs, v2 := 0, 0
 	for _, e := range entries {
-		if e.HasInclusionProof() && r.root.RekorLogs()[hex.EncodeToString([]byte(e.LogKeyID()))] != nil {
+		known := r.root.RekorLogs()[hex.EncodeToString([]byte(e.LogKeyID()))] != nil
+		if e.HasInclusionProof() && known {
 			proofs++ // sigstore-go verifies it against the log's checkpoint key
+		}
+		if e.IsRekorV2() {
+			if !known && req.TransparencyLog && len(entries) == 1 {
+				return fmt.Errorf("a Rekor v2 entry (index %d) of log %x, which the root does not list", e.LogIndex(), e.LogKeyID())
+			}
+			v2++
 		}
 		if !e.HasInclusionPromise() || !req.TransparencyLog {
 			continue // without Rekor logs in the root, entries prove nothing and sigstore-go reads none
@@ -132,6 +139,11 @@ func precheck(r *TrustedRoot, entity sgverify.SignedEntity, skipTimestamp bool) 
 	}
 	if req.InclusionProof && proofs == 0 {
 		return errors.New("no transparency-log entry with an inclusion proof of the root's Rekor logs (a signed entry timestamp alone, as classic signatures and v0.1 bundles carry, is not enough), and the policy requires one (require: inclusionProof)")
+	}
+	if v2 > 0 && !logsTime(entity) {
+		if err := rekorV2Time(r, entity, req, skipTimestamp); err != nil {
+			return err
+		}
 	}
 	if req.Timestamp && !skipTimestamp {
 		ts, err := entity.Timestamps()
@@ -145,6 +157,45 @@ func precheck(r *TrustedRoot, entity sgverify.SignedEntity, skipTimestamp bool) 
 	return nil
 }
 
+// logsTime reports whether a log entry of entity states when it was
+// logged under the log's signature: a Rekor v1 entry's signed entry
+// timestamp. A Rekor v2 entry has none (integrated time 0): it proves
+// inclusion in the log at a checkpoint, not a time.
+func logsTime(entity sgverify.SignedEntity) bool {
+	entries, err := entity.TlogEntries()
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if e.HasInclusionPromise() && !e.IntegratedTime().IsZero() {
+			return true
+		}
+	}
+	return false
+}
+
+// rekorV2Time refuses a signature whose only log entries are Rekor v2
+// entries unless an RFC 3161 timestamp can prove its signing time: the
+// certificate (valid ten minutes) must be checked at a time someone
+// trusted vouches for, and a Rekor v2 log vouches for none.
+func rekorV2Time(r *TrustedRoot, entity sgverify.SignedEntity, req Requirements, skipTimestamp bool) error {
+	const why = "a Rekor v2 entry proves inclusion in the log, not when the signature was made, so an RFC 3161 timestamp must prove the signing time"
+	if !req.Timestamp {
+		return fmt.Errorf("%s, and the root (%s) lists no timestamping authority", why, r.Digest)
+	}
+	if skipTimestamp {
+		return nil // the caller verifies the timestamp (classic attestations)
+	}
+	ts, err := entity.Timestamps()
+	if err != nil {
+		return err
+	}
+	if len(ts) == 0 {
+		return fmt.Errorf("%s, and the signature has none", why)
+	}
+	return nil
+}
+
 // caHint explains a chain failure whose cause is the root's CA validity:
 // no certificate authority of r is valid at the log entries' integrated
 // times (the signing times a log proves).
@@ -152,6 +203,9 @@ func caHint(r *TrustedRoot, entity sgverify.SignedEntity) string {
 	entries, _ := entity.TlogEntries()
 	for _, e := range entries {
 		t := e.IntegratedTime()
+		if t.IsZero() {
+			continue // a Rekor v2 entry: the log states no time
+		}
 		ok := false
 		var windows []string
 		for _, ca := range r.root.FulcioCertificateAuthorities() {

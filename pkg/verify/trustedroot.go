@@ -171,12 +171,19 @@ func (r *TrustedRoot) Demanded() []string { return append([]string(nil), r.deman
 // verifier returns a sigstore-go verifier demanding r's requirements. With
 // a log entry or a timestamp required, the certificate is checked at the
 // verified time(s) only: never at the current time, never online.
-func (r *TrustedRoot) verifier(skipTimestamp bool) (*sgverify.Verifier, error) {
+// untimedLog says the entity's log entries state no time (Rekor v2: a
+// checkpoint and inclusion proof, no signed entry timestamp): the entry is
+// still required and verified, and the time must come from an RFC 3161
+// timestamp (precheck has refused it without one).
+func (r *TrustedRoot) verifier(skipTimestamp, untimedLog bool) (*sgverify.Verifier, error) {
 	req := r.Requirements()
 	var opts []sgverify.VerifierOption
-	if req.TransparencyLog {
-		// The entry's integrated time, proven by its SET or inclusion
-		// proof, is a verified signing time.
+	switch {
+	case req.TransparencyLog && untimedLog:
+		opts = append(opts, sgverify.WithTransparencyLog(1))
+	case req.TransparencyLog:
+		// The entry's integrated time, proven by its signed entry
+		// timestamp, is a verified signing time.
 		opts = append(opts, sgverify.WithTransparencyLog(1), sgverify.WithIntegratedTimestamps(1))
 	}
 	if req.Timestamp && !skipTimestamp {
