@@ -48,12 +48,21 @@ type KeylessConfig struct {
 	// IDToken is the OIDC identity token Fulcio exchanges for a certificate
 	// (see IdentityToken).
 	IDToken string
-	// FulcioURL and RekorURL default to Sigstore's public-good instances.
+	// FulcioURL and RekorURL default to Sigstore's public-good instances
+	// (without a SigningConfig).
 	FulcioURL, RekorURL string
+	// RekorVersion is the API version of RekorURL: RekorV1 (0 means 1) or
+	// RekorV2, whose entries state no time, so that a TSA is then required.
+	RekorVersion uint32
 	// TSAURL, when set, is an RFC 3161 timestamp authority's full URL
 	// (public good: DefaultTSAURL); the bundle then carries a signed
 	// timestamp besides the log entry. Empty: none.
 	TSAURL string
+	// SigningConfig, when set, is a Sigstore signing_config.v0.2 JSON
+	// (ParseSigningConfig) that chooses the Fulcio, the Rekor logs and the
+	// TSAs this config's URLs leave empty (specs/signing.md): a URL set
+	// here always wins over the signing config's choice.
+	SigningConfig []byte
 	// TrustedRoot, when set, is a trusted_root.json that every bundle is
 	// verified against right after signing (identity not checked).
 	TrustedRoot []byte
@@ -67,6 +76,7 @@ type KeylessConfig struct {
 // (push signs a signature and attestations); it is safe for concurrent use.
 type Keyless struct {
 	cfg     KeylessConfig
+	svc     services
 	keypair *sgsign.EphemeralKeypair
 	trusted root.TrustedMaterial
 
@@ -79,25 +89,31 @@ func NewKeyless(cfg KeylessConfig) (*Keyless, error) {
 	if cfg.IDToken == "" {
 		return nil, fmt.Errorf("%w: keyless signing needs an identity token", ErrSign)
 	}
-	if cfg.FulcioURL == "" {
-		cfg.FulcioURL = DefaultFulcioURL
-	}
-	if cfg.RekorURL == "" {
-		cfg.RekorURL = DefaultRekorURL
+	var sc *root.SigningConfig
+	if len(cfg.SigningConfig) > 0 {
+		var err error
+		if sc, err = ParseSigningConfig(cfg.SigningConfig); err != nil {
+			return nil, err
+		}
+	} else {
+		if cfg.FulcioURL == "" {
+			cfg.FulcioURL = DefaultFulcioURL
+		}
+		if cfg.RekorURL == "" {
+			cfg.RekorURL = DefaultRekorURL
+		}
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = keylessTimeout
 	}
-	for _, u := range []struct{ name, v string }{{"Fulcio", cfg.FulcioURL}, {"Rekor", cfg.RekorURL}, {"TSA", cfg.TSAURL}} {
-		if u.v == "" {
-			continue
-		}
-		p, err := url.Parse(u.v)
-		if err != nil || (p.Scheme != "https" && p.Scheme != "http") || p.Host == "" {
-			return nil, fmt.Errorf("%w: %s URL %q: want http(s)://HOST[/PATH]", ErrSign, u.name, u.v)
-		}
+	svc, err := cfg.resolve(sc, time.Now())
+	if err != nil {
+		return nil, err
 	}
-	k := &Keyless{cfg: cfg}
+	if err := svc.check(); err != nil {
+		return nil, err
+	}
+	k := &Keyless{cfg: cfg, svc: svc}
 	if len(cfg.TrustedRoot) > 0 {
 		tr, err := root.NewTrustedRootFromJSON(cfg.TrustedRoot)
 		if err != nil {
@@ -129,19 +145,19 @@ func (k *Keyless) GetCertificate(ctx context.Context, kp sgsign.Keypair, _ *sgsi
 	if k.cert != nil && time.Until(k.cert.NotAfter) > certRenewBefore {
 		return k.cert.Raw, nil
 	}
-	f := sgsign.NewFulcio(&sgsign.FulcioOptions{BaseURL: strings.TrimSuffix(k.cfg.FulcioURL, "/"), Timeout: k.cfg.Timeout})
+	f := sgsign.NewFulcio(&sgsign.FulcioOptions{BaseURL: strings.TrimSuffix(k.svc.fulcio, "/"), Timeout: k.cfg.Timeout})
 	der, err := f.GetCertificate(ctx, kp, &sgsign.CertificateProviderOptions{IDToken: k.cfg.IDToken})
 	if err != nil {
-		return nil, fmt.Errorf("Fulcio %s: %w", k.cfg.FulcioURL, err)
+		return nil, fmt.Errorf("Fulcio %s: %w", k.svc.fulcio, err)
 	}
 	cert, err := x509.ParseCertificate(der)
 	if err != nil {
-		return nil, fmt.Errorf("Fulcio %s: certificate: %w", k.cfg.FulcioURL, err)
+		return nil, fmt.Errorf("Fulcio %s: certificate: %w", k.svc.fulcio, err)
 	}
 	// Fulcio must certify the key that signed; a certificate for another
 	// key would make a bundle nobody can verify.
 	if err := cryptoutils.EqualKeys(cert.PublicKey, kp.GetPublicKey()); err != nil {
-		return nil, fmt.Errorf("Fulcio %s: certificate is for another key: %w", k.cfg.FulcioURL, err)
+		return nil, fmt.Errorf("Fulcio %s: certificate is for another key: %w", k.svc.fulcio, err)
 	}
 	k.cert = cert
 	return der, nil
@@ -169,28 +185,35 @@ func failureClass(err error) error {
 	return ErrSign
 }
 
+// Services returns the Fulcio, the Rekor logs and the timestamp
+// authorities this signer uses, as chosen from its config.
+func (k *Keyless) Services() (fulcio string, logs []Log, tsas []string) {
+	return k.svc.fulcio, append([]Log(nil), k.svc.logs...), append([]string(nil), k.svc.tsas...)
+}
+
 // bundle signs a DSSE envelope of the in-toto statement stmt, gets it
-// certified, logged and (with a TSA) timestamped, and returns the Sigstore
-// bundle v0.3 JSON and the identity its certificate names.
+// certified, logged (Rekor v1 or v2, by sigstore-go: a DSSE envelope goes
+// to Rekor v2 as a hashedrekord v0.0.2 entry over its PAE) and timestamped
+// (with a TSA; always with Rekor v2), and returns the Sigstore bundle v0.3
+// JSON and the identity its certificate names.
 func (k *Keyless) bundle(ctx context.Context, stmt []byte) ([]byte, *Identity, error) {
-	opts := sgsign.BundleOptions{
-		Context:             ctx,
-		CertificateProvider: k,
-		TransparencyLogs: []sgsign.Transparency{sgsign.NewRekor(&sgsign.RekorOptions{
-			BaseURL: strings.TrimSuffix(k.cfg.RekorURL, "/"), Timeout: k.cfg.Timeout, Version: 1,
-		})},
+	opts := sgsign.BundleOptions{Context: ctx, CertificateProvider: k}
+	for _, l := range k.svc.logs {
+		opts.TransparencyLogs = append(opts.TransparencyLogs, sgsign.NewRekor(&sgsign.RekorOptions{
+			BaseURL: strings.TrimSuffix(l.URL, "/"), Timeout: k.cfg.Timeout, Version: l.Version,
+		}))
 	}
-	if k.cfg.TSAURL != "" {
-		opts.TimestampAuthorities = []*sgsign.TimestampAuthority{sgsign.NewTimestampAuthority(&sgsign.TimestampAuthorityOptions{
-			URL: k.cfg.TSAURL, Timeout: k.cfg.Timeout,
-		})}
+	for _, u := range k.svc.tsas {
+		opts.TimestampAuthorities = append(opts.TimestampAuthorities, sgsign.NewTimestampAuthority(&sgsign.TimestampAuthorityOptions{
+			URL: u, Timeout: k.cfg.Timeout,
+		}))
 	}
 	if k.trusted != nil {
 		opts.TrustedRoot = k.trusted
 	}
 	pb, err := sgsign.Bundle(&sgsign.DSSEData{Data: stmt, PayloadType: types.IntotoPayloadType}, k.keypair, opts)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: keyless (Fulcio %s, Rekor %s): %w", failureClass(err), k.cfg.FulcioURL, k.cfg.RekorURL, err)
+		return nil, nil, fmt.Errorf("%w: keyless (Fulcio %s, Rekor %s): %w", failureClass(err), k.svc.fulcio, k.svc.logURLs(), err)
 	}
 	raw, err := protojson.Marshal(pb)
 	if err != nil {
