@@ -16,7 +16,9 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/tuf"
 	"github.com/theupdateframework/go-tuf/v2/metadata"
 
+	"github.com/addonpack/addonpack/pkg/atomicfile"
 	"github.com/addonpack/addonpack/pkg/errdef"
+	"github.com/addonpack/addonpack/pkg/sign"
 	"github.com/addonpack/addonpack/pkg/verify"
 )
 
@@ -25,6 +27,9 @@ const (
 	DefaultURL = tuf.DefaultMirror
 	// Target is the TUF target holding the trusted root.
 	Target = "trusted_root.json"
+	// SigningConfigTarget is the TUF target holding the Sigstore signing
+	// config (where cosign v3 finds its Fulcio, Rekor and TSA URLs).
+	SigningConfigTarget = "signing_config.v0.2.json"
 	// MaxRootSize bounds a TUF root.json (go-tuf's own limit for one).
 	MaxRootSize = 512000
 	// DefaultTimeout bounds each request when Options.Timeout is not set.
@@ -51,6 +56,16 @@ type Options struct {
 // Fetch runs the TUF client workflow against the repository and returns
 // the verified bytes of trusted_root.json. Nothing is written to disk.
 func Fetch(ctx context.Context, o Options) ([]byte, error) {
+	raw, err := FetchTargets(ctx, o, Target)
+	if err != nil {
+		return nil, err
+	}
+	return raw[0], nil
+}
+
+// FetchTargets runs the TUF client workflow once and returns the verified
+// bytes of each target named, in order (Target, SigningConfigTarget).
+func FetchTargets(ctx context.Context, o Options, names ...string) ([][]byte, error) {
 	base, initial, err := o.resolve()
 	if err != nil {
 		return nil, err
@@ -82,15 +97,17 @@ func Fetch(ctx context.Context, o Options) ([]byte, error) {
 	if err != nil {
 		return nil, classify(base, f.last, err, ErrMetadata)
 	}
-	var raw []byte
-	err = unpanic(ErrMetadata, func() (err error) {
-		raw, err = client.GetTarget(Target)
-		return err
-	})
-	if err != nil {
-		return nil, classify(base, f.last, err, ErrNoTarget)
+	out := make([][]byte, len(names))
+	for i, name := range names {
+		err = unpanic(ErrMetadata, func() (err error) {
+			out[i], err = client.GetTarget(name)
+			return err
+		})
+		if err != nil {
+			return nil, classify(base, f.last, fmt.Errorf("target %s: %w", name, err), ErrNoTarget)
+		}
 	}
-	return raw, nil
+	return out, nil
 }
 
 // FetchFile fetches the trusted root and writes it to out as
@@ -105,6 +122,38 @@ func FetchFile(ctx context.Context, o Options, out string, force bool) (string, 
 		return "", err
 	}
 	return verify.WriteTrustedRootFile(raw, strings.TrimSuffix(o.base(), "/")+" target "+Target, out, force)
+}
+
+// FetchFiles is FetchFile that also fetches the signing config
+// (SigningConfigTarget) in the same TUF run and writes it to signingOut
+// (specs/signing.md section 2): both are fetched and checked before either
+// is written, and an existing file is refused unless force. It returns the
+// trusted root's digest to pin. With signingOut empty it is FetchFile.
+func FetchFiles(ctx context.Context, o Options, out, signingOut string, force bool) (string, error) {
+	if signingOut == "" {
+		return FetchFile(ctx, o, out, force)
+	}
+	for _, p := range []string{out, signingOut} {
+		if _, err := os.Lstat(p); err == nil && !force {
+			return "", fmt.Errorf("%s: %w (use --force to replace it)", p, errdef.ErrExists)
+		}
+	}
+	raw, err := FetchTargets(ctx, o, Target, SigningConfigTarget)
+	if err != nil {
+		return "", err
+	}
+	where := strings.TrimSuffix(o.base(), "/") + " target "
+	if _, err := sign.ParseSigningConfig(raw[1]); err != nil {
+		return "", fmt.Errorf("%s%s: %w: %w", where, SigningConfigTarget, ErrMetadata, err)
+	}
+	digest, err := verify.WriteTrustedRootFile(raw[0], where+Target, out, force) // checks it first
+	if err != nil {
+		return "", err
+	}
+	if err := atomicfile.Write(signingOut, raw[1], force); err != nil {
+		return "", fmt.Errorf("%s: %w", signingOut, err)
+	}
+	return digest, nil
 }
 
 func (o Options) base() string {
