@@ -22,6 +22,7 @@ type keylessFlags struct {
 	rekor       string
 	tsa         string
 	trustedRoot string
+	signingCfg  string
 	flags       *pflag.FlagSet
 }
 
@@ -35,6 +36,7 @@ func (k *keylessFlags) add(cmd *cobra.Command) {
 	fs.StringVar(&k.rekor, "rekor-url", sign.DefaultRekorURL, "Rekor that logs --keyless signatures")
 	fs.StringVar(&k.tsa, "timestamp-server-url", sign.DefaultTSAURL, `RFC 3161 timestamp authority that timestamps --keyless signatures besides Rekor ("" for none, e.g. for a private Sigstore without one)`)
 	fs.StringVar(&k.trustedRoot, "trusted-root", "", "trusted_root.json every --keyless bundle is verified against right after signing (optional)")
+	fs.StringVar(&k.signingCfg, "signing-config", "", "Sigstore signing_config.v0.2.json choosing the Fulcio, Rekor (v1 or v2) and TSA for --keyless; a URL flag given explicitly wins")
 }
 
 // enabled reports whether keyless signing was asked for.
@@ -43,7 +45,7 @@ func (k *keylessFlags) enabled() bool { return k.on || k.token != "" }
 // check refuses flag combinations keyless signing cannot honour.
 func (k *keylessFlags) check(key string) error {
 	if !k.enabled() {
-		for _, name := range []string{"fulcio-url", "rekor-url", "timestamp-server-url", "trusted-root"} {
+		for _, name := range []string{"fulcio-url", "rekor-url", "timestamp-server-url", "trusted-root", "signing-config"} {
 			if k.flags != nil && k.flags.Changed(name) {
 				return usageError{fmt.Errorf("--%s needs --keyless", name)}
 			}
@@ -71,6 +73,16 @@ func (g *globals) keyless(ctx context.Context, k *keylessFlags) (*sign.Keyless, 
 		return nil, err
 	}
 	cfg := sign.KeylessConfig{IDToken: tok, FulcioURL: k.fulcio, RekorURL: k.rekor, TSAURL: k.tsa}
+	if k.signingCfg != "" { // the signing config chooses what no flag names
+		if cfg.SigningConfig, err = sign.ReadSigningConfig(k.signingCfg); err != nil {
+			return nil, usageError{fmt.Errorf("--signing-config: %w", err)}
+		}
+		for name, v := range map[string]*string{"fulcio-url": &cfg.FulcioURL, "rekor-url": &cfg.RekorURL, "timestamp-server-url": &cfg.TSAURL} {
+			if !k.flags.Changed(name) { // a URL flag given explicitly wins
+				*v = ""
+			}
+		}
+	}
 	if k.trustedRoot != "" {
 		if cfg.TrustedRoot, err = os.ReadFile(k.trustedRoot); err != nil {
 			return nil, fmt.Errorf("--trusted-root: %w", err)

@@ -75,12 +75,12 @@ Anything else exits 3, naming the flag, the file, the certificate and the rule.`
 
 func newTrustedRootFetch(g *globals) *cobra.Command {
 	var (
-		o               tufroot.Options
-		output, tufRoot string
-		force           bool
+		o                           tufroot.Options
+		output, tufRoot, signingOut string
+		force                       bool
 	)
 	cmd := &cobra.Command{
-		Use:   "fetch -o FILE [--tuf-url URL --tuf-root FILE]",
+		Use:   "fetch -o FILE [--tuf-url URL --tuf-root FILE] [--signing-config-out FILE]",
 		Short: "Fetch Sigstore's trusted_root.json through TUF and print its digest",
 		Long: `trusted-root fetch downloads a Sigstore trusted_root.json through TUF and writes it to FILE,
 then prints the file's digest, the value a policy pins under trustedRoots (specs/policy.md).
@@ -122,7 +122,7 @@ the public-good mirror.`,
 				return err
 			}
 			o.RootCAs = pool
-			digest, err := tufroot.FetchFile(cmd.Context(), o, output, force)
+			digest, err := tufroot.FetchFiles(cmd.Context(), o, output, signingOut, force)
 			if err != nil && tufRoot != "" && errors.Is(err, tufroot.ErrInitialRoot) {
 				return fmt.Errorf("--tuf-root %s: %w", tufRoot, err) // the library has its bytes only
 			}
@@ -137,6 +137,7 @@ the public-good mirror.`,
 	fl.StringVar(&o.URL, "tuf-url", tufroot.DefaultURL, "the TUF repository to fetch from (https, or http on loopback)")
 	fl.StringVar(&tufRoot, "tuf-root", "", "the TUF root.json to trust first (default: the public-good root built in; required with another --tuf-url)")
 	fl.StringVarP(&output, "output", "o", "", "the trusted_root.json to write (required)")
+	fl.StringVar(&signingOut, "signing-config-out", "", "also fetch the TUF target "+tufroot.SigningConfigTarget+" (for push/sign/attest --signing-config) and write it here")
 	fl.BoolVar(&force, "force", false, "overwrite an existing output file")
 	return cmd
 }
