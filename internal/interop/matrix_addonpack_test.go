@@ -13,12 +13,15 @@ import (
 // verify the signature and the attestation.
 func addonpackSigns(t *testing.T, m *matrix, reg, host string, f *sigstoreFixture, cosign3, cosign2 string) {
 	for _, c := range []struct {
-		storage string
-		keyless bool
-	}{{"bundle", false}, {"classic", false}, {"both", false}, {"bundle", true}} {
+		storage          string
+		keyless, rekorV2 bool
+	}{{"bundle", false, false}, {"classic", false, false}, {"both", false, false}, {"bundle", true, false}, {"bundle", true, true}} {
 		auth := "key"
 		if c.keyless {
 			auth = "keyless"
+		}
+		if c.rekorV2 {
+			auth = "keyless-rekor-v2"
 		}
 		t.Run(auth+"/"+c.storage, func(t *testing.T) {
 			src := filepath.Join(t.TempDir(), "hello")
@@ -26,6 +29,10 @@ func addonpackSigns(t *testing.T, m *matrix, reg, host string, f *sigstoreFixtur
 			ref := host + "/" + auth + "-" + c.storage + "/hello:0.1.0"
 			args := []string{"push", src, ref}
 			switch {
+			case c.rekorV2:
+				// The signing config chooses Fulcio, the Rekor v2 log and
+				// the TSA: no URL flags.
+				args = append(args, "--keyless", "--identity-token", "@"+f.tokenFile(t), "--signing-config", f.scV2)
 			case c.keyless:
 				// The default storage: no --signature-format.
 				args = append(args, "--keyless", "--identity-token", "@"+f.tokenFile(t),
@@ -35,15 +42,19 @@ func addonpackSigns(t *testing.T, m *matrix, reg, host string, f *sigstoreFixtur
 			default:
 				args = append(args, "--key", f.key, "--signature-format", c.storage)
 			}
+			v2Before := len(f.srv.RekorV2.Entries())
 			pinned := strings.TrimSpace(must(t, signEnv, args...))
+			if n := len(f.srv.RekorV2.Entries()); c.rekorV2 && n != v2Before+2 {
+				t.Fatalf("push logged %d entries to the Rekor v2 log, want the signature's and the provenance's", n-v2Before)
+			}
 			digest := pinned[strings.Index(pinned, "@")+1:]
-			signer := "addonpack " + auth
+			signer := "addonpack " + strings.ReplaceAll(auth, "-", " ")
 			for _, v := range []struct {
 				name, bin string
 				flags     []string
 			}{
 				{"cosign v3.1.3", cosign3, cosign3Flags(f, c.storage, c.keyless)},
-				{"cosign v2.6.5", cosign2, cosign2Flags(f, c.storage, c.keyless)},
+				{"cosign v2.6.5", cosign2, cosign2Flags(f, c.storage, c.keyless, c.rekorV2)},
 			} {
 				for _, verb := range [][]string{{"verify"}, {"verify-attestation", "--type", "slsaprovenance1"}} {
 					a := append(append(append([]string{}, verb...), v.flags...), "--allow-insecure-registry", pinned)
@@ -106,9 +117,17 @@ func cosign3Flags(f *sigstoreFixture, _ string, keyless bool) []string {
 // requires a trusted root (an empty one for keys), even when the classic
 // tags are there too (format both): the classic tags alone are what it
 // reads without one.
-func cosign2Flags(f *sigstoreFixture, storage string, keyless bool) []string {
+//
+// A Rekor v2 entry states no time: cosign v3.1 then demands the bundle's
+// RFC 3161 timestamp by itself, cosign v2.6.5 only when told
+// (--use-signed-timestamps; it requires the log's time otherwise).
+func cosign2Flags(f *sigstoreFixture, storage string, keyless, rekorV2 bool) []string {
 	if keyless {
-		return append([]string{"--trusted-root", f.root}, f.identityFlags()...)
+		fl := append([]string{"--trusted-root", f.root}, f.identityFlags()...)
+		if rekorV2 {
+			fl = append(fl, "--use-signed-timestamps")
+		}
+		return fl
 	}
 	fl := []string{"--key", f.pub, "--insecure-ignore-tlog"}
 	if storage != "classic" {

@@ -15,7 +15,7 @@ import (
 func cosignSigns(t *testing.T, m *matrix, reg, host string, f *sigstoreFixture, cosign3, cosign2 string) {
 	for _, c := range []struct {
 		name, bin, storage string
-		keyless            bool
+		keyless, rekorV2   bool
 		// trust is what the signer needs offline instead of the
 		// public-good services (see each case).
 		trust func(t *testing.T) []string
@@ -23,24 +23,33 @@ func cosignSigns(t *testing.T, m *matrix, reg, host string, f *sigstoreFixture, 
 		// cosign v3 takes its services from a signing config (by default
 		// the public-good one, through TUF): the test Sigstore's, with its
 		// trusted root. With a key it then logs to Rekor and timestamps too.
-		{"cosign v3.1.3", cosign3, "bundle", false, func(*testing.T) []string {
+		{"cosign v3.1.3", cosign3, "bundle", false, false, func(*testing.T) []string {
 			return []string{"--key", f.key, "--signing-config", f.sc, "--trusted-root", f.root}
 		}},
-		{"cosign v3.1.3", cosign3, "bundle", true, func(t *testing.T) []string {
+		{"cosign v3.1.3", cosign3, "bundle", true, false, func(t *testing.T) []string {
 			return []string{"--identity-token", f.tokenFile(t), "--signing-config", f.sc, "--trusted-root", f.root}
+		}},
+		// The signing config that lists the Rekor v2 log: cosign v3 logs
+		// there (and timestamps, as Rekor v2 requires).
+		{"cosign v3.1.3", cosign3, "bundle", true, true, func(t *testing.T) []string {
+			return []string{"--identity-token", f.tokenFile(t), "--signing-config", f.scV2, "--trusted-root", f.root}
 		}},
 		// cosign v2 logs a key signature to the public Rekor by default:
 		// not here (addonpack's key policy does not read the log).
-		{"cosign v2.6.5", cosign2, "classic", false, func(*testing.T) []string {
+		{"cosign v2.6.5", cosign2, "classic", false, false, func(*testing.T) []string {
 			return []string{"--key", f.key, "--tlog-upload=false"}
 		}},
-		{"cosign v2.6.5", cosign2, "classic", true, nil}, // testsigstore.Servers.CosignSign
+		{"cosign v2.6.5", cosign2, "classic", true, false, nil}, // testsigstore.Servers.CosignSign
 	} {
 		auth := "key"
 		if c.keyless {
 			auth = "keyless"
 		}
+		if c.rekorV2 {
+			auth = "keyless-rekor-v2"
+		}
 		t.Run(strings.Fields(c.name)[1]+"/"+auth, func(t *testing.T) {
+			v2Before := len(f.srv.RekorV2.Entries())
 			pinned, digest := freshAddon(t, host, strings.ReplaceAll(strings.Fields(c.name)[1], ".", "-")+"-"+auth+"/hello")
 			for _, att := range []struct{ typ, pred string }{{"", ""}, {"slsaprovenance1", f.slsa}, {customPredicateType, f.note}} {
 				if c.trust == nil {
@@ -71,7 +80,10 @@ func cosignSigns(t *testing.T, m *matrix, reg, host string, f *sigstoreFixture, 
 			if strings.Contains(out, `"invalid"`) {
 				t.Fatalf("addonpack found an invalid candidate in %s's output:\n%s", c.name, out)
 			}
-			m.add(reg, c.name+" "+auth+" (defaults)", c.storage, "addonpack", "`"+strings.Join(displayFlags(f, verify[2:]), " ")+"`")
+			if n := len(f.srv.RekorV2.Entries()); c.rekorV2 && n < v2Before+3 {
+				t.Fatalf("cosign logged %d entries to the Rekor v2 log, want its signature and two attestations", n-v2Before)
+			}
+			m.add(reg, c.name+" "+strings.ReplaceAll(auth, "-", " ")+" (defaults)", c.storage, "addonpack", "`"+strings.Join(displayFlags(f, verify[2:]), " ")+"`")
 		})
 	}
 }

@@ -19,8 +19,9 @@ import (
 // with the flags it needs, below) and by addonpack; what cosign v3.1.3 and
 // v2.6.5 write with their defaults (signature, SLSA v1 attestation, a custom
 // predicate; key and keyless) verified by addonpack under one policy.
-// Keyless runs against the test Sigstore's loopback Fulcio, Rekor v1 and
-// TSA. Every cell must pass; the table of cells is logged (go test -v).
+// Keyless runs against the test Sigstore's loopback Fulcio, Rekor v1 or
+// Rekor v2 (chosen by a signing config) and TSA. Every cell must pass; the
+// table of cells is logged (go test -v).
 
 // customPredicateType is the custom predicate cosign attests and
 // addonpack's policy requires.
@@ -51,6 +52,7 @@ type sigstoreFixture struct {
 	emptyRoot  string // a trusted root with nothing in it: keys are the trust
 	srv        *testsigstore.Servers
 	root, sc   string
+	scV2       string // a signing config choosing the Rekor v2 log (and the TSA)
 	w          testsigstore.GitHubWorkflow
 	id         testsigstore.Identity
 	builder    string
@@ -71,7 +73,7 @@ func newSigstoreFixture(t *testing.T) *sigstoreFixture {
 		t.Fatal(err)
 	}
 	f.srv = testsigstore.StartServers(t, ss)
-	f.root, f.sc = f.srv.TrustedRootFile(t), f.srv.SigningConfigFile(t)
+	f.root, f.sc, f.scV2 = f.srv.TrustedRootFile(t), f.srv.SigningConfigFile(t), f.srv.SigningConfigRekorV2File(t)
 	f.w = testsigstore.GitHubWorkflow{Repository: "example/hello", Workflow: ".github/workflows/release.yml", Ref: "refs/tags/v0.1.0"}
 	f.id = f.w.Identity()
 	f.builder = f.id.URI
