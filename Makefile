@@ -22,6 +22,7 @@ FUZZ_TARGETS := \
 	./pkg/config:FuzzCondition \
 	./pkg/convert:FuzzConvert \
 	./pkg/convert:FuzzMeasure \
+	./pkg/sign:FuzzSigningConfig \
 	./pkg/upgrade:FuzzCompare \
 	./pkg/archive:FuzzExtract \
 	./pkg/archive:FuzzExtractTar \
