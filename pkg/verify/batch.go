@@ -20,10 +20,19 @@ type BatchOptions struct {
 	// without fetching signatures, and records new successes.
 	Memo   Memo
 	MaxAge time.Duration
+	// Only answers from Memo alone (MemoOptions.Only): offline, a digest
+	// it does not remember fails with ErrNotRemembered.
+	Only bool
+	// Resolve, when set, resolves each reference instead of the client's
+	// Resolve (a HEAD), and may return the manifest's bytes with it (one
+	// GET, as a cache or artifact.ManifestResolver does): they must match
+	// the descriptor, and are handed to Then unparsed, after verification.
+	Resolve func(ctx context.Context, ref registry.Reference) (ocispec.Descriptor, []byte, error)
 	// Then, when set, runs on every digest that passed (remembered or
-	// not); its error fails the reference. The CLI checks there that the
-	// signed add-on is the one the reference names.
-	Then func(ctx context.Context, ref registry.Reference, desc ocispec.Descriptor) error
+	// not), with the manifest bytes Resolve returned (nil if none); its
+	// error fails the reference. The CLI checks there that the signed
+	// add-on is the one the reference names.
+	Then func(ctx context.Context, ref registry.Reference, desc ocispec.Descriptor, raw []byte) error
 	// Progress, when set, is called with each reference's outcome as soon
 	// as it is known (in the order they finish, possibly concurrently), for
 	// a progress display; All still returns them all in order.
@@ -79,19 +88,28 @@ func one(ctx context.Context, c *registry.Client, ref registry.Reference, p *Pol
 		oc.Err, oc.Error = err, err.Error()
 		return oc
 	}
-	desc, err := c.Resolve(ctx, ref)
+	var (
+		desc ocispec.Descriptor
+		raw  []byte
+		err  error
+	)
+	if o.Resolve != nil {
+		desc, raw, err = o.Resolve(ctx, ref)
+	} else {
+		desc, err = c.Resolve(ctx, ref)
+	}
 	if err != nil {
 		return fail(c.ExplainNotFound(ctx, ref, err))
 	}
 	oc.Digest = desc.Digest
-	res, cached, err := remembered(ctx, Target{Client: c, Ref: ref}, desc, p, pd, MemoOptions{Memo: o.Memo, MaxAge: o.MaxAge})
+	res, cached, err := remembered(ctx, Target{Client: c, Ref: ref}, desc, p, pd, MemoOptions{Memo: o.Memo, MaxAge: o.MaxAge, Only: o.Only})
 	oc.Result = res
 	if err != nil {
 		return fail(err)
 	}
 	oc.Verified, oc.Cached = true, cached
 	if o.Then != nil {
-		if err := o.Then(ctx, ref, desc); err != nil {
+		if err := o.Then(ctx, ref, desc, raw); err != nil {
 			oc.Verified = false
 			return fail(err)
 		}

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 
@@ -10,6 +11,11 @@ import (
 // WriteText writes the human summary; verbose adds every candidate and why
 // each failed.
 func (r *Result) WriteText(w io.Writer, verbose bool) error {
+	if r.Cached {
+		_, err := fmt.Fprintf(w, "VERIFIED: %s (cached)\n  policy %s, scope %s: passed within the cache's time-to-live; -v or --no-cache checks the signatures again\n",
+			r.Reference, keys.ShortID(r.Policy), cmp.Or(r.Scope, "(default)"))
+		return err
+	}
 	verdict := "VERIFIED"
 	if !r.Verified {
 		verdict = "NOT VERIFIED"

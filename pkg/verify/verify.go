@@ -81,6 +81,21 @@ type Result struct {
 	// it has none).
 	Rules   []RuleResult `json:"rules,omitempty"`
 	Reasons []string     `json:"reasons,omitempty"`
+	// Cached is true for a pass answered from the verified-digest memo
+	// (CachedResult): no candidate was examined. It is not in the JSON,
+	// where verify.Outcome says cached and carries no Result.
+	Cached bool `json:"-"`
+}
+
+// CachedResult is the Result of a digest of ref that a memo remembers
+// passing p (Remembered returned cached): verified, with no candidates.
+func CachedResult(ref registry.Reference, d digest.Digest, p *Policy) *Result {
+	res := &Result{Reference: ref.WithDigest(d).String(), Digest: d, Policy: p.Digest(), Verified: true, Cached: true,
+		SignedBy: []string{}, Signatures: []Candidate{}, Attestations: []Candidate{}}
+	if s, ok := p.ScopeFor(ref); ok {
+		res.Scope, res.Threshold = s.Prefix, max(s.Threshold, 1)
+	}
+	return res
 }
 
 // Verify checks subject (a manifest of t's repository, resolved once by the

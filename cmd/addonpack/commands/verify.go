@@ -32,8 +32,9 @@ is capped at --max-blob-size. Exit code 9 means verification failed; 5 means the
 could not be reached. -v lists every candidate and why it failed.
 
 With several references, they are verified in one process with one registry client and
-bounded concurrency, one line each; digests that passed the same policy within the last
-hour are answered from the verified-digest cache (--no-cache to check them all again).`,
+bounded concurrency, one line each. Digests that passed the same policy within the last
+hour are answered from the verified-digest cache, for one reference or many (--no-cache,
+or -v for one, to check the signatures again).`,
 		Example: `  addonpack verify localhost:5000/addons/hello:0.1.0 --key release.pub --require-provenance
   addonpack verify localhost:5000/addons/hello:0.1.0 --policy policy.yaml --format json`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -56,14 +57,21 @@ hour are answered from the verified-digest cache (--no-cache to check them all a
 			if err != nil {
 				return err
 			}
-			res, verr := consume.Verify(ctx, ref, o)
+			verifyOne := consume.VerifyRemembered // a pass the cache remembers stands
+			if verbose {
+				verifyOne = consume.Verify // every candidate listed: afresh
+			}
+			res, verr := verifyOne(ctx, ref, o)
 			if res == nil {
 				return verr
 			}
 			if f == formatJSON {
 				// Always a list, one entry per reference, as for several
 				// (specs/cli-output.md): scripts read .[0].verified.
-				o := verify.Outcome{Reference: ref.String(), Digest: res.Digest, Verified: verr == nil && res.Verified, Result: res}
+				o := verify.Outcome{Reference: ref.String(), Digest: res.Digest, Verified: verr == nil && res.Verified, Cached: res.Cached, Result: res}
+				if res.Cached {
+					o.Result = nil // as in a batch: nothing examined
+				}
 				if verr != nil {
 					o.Error = verr.Error()
 				}
