@@ -82,7 +82,7 @@ func Copy(ctx context.Context, c *registry.Client, src, dst registry.Reference, 
 		return nil, c.ExplainNotFound(ctx, src, err)
 	}
 	res := &Result{Source: src.String(), Digest: root.Digest}
-	rs := remoteSource{c: c, ref: src}
+	rs := remoteSource{c: c, ref: src, memo: newMemo()}
 	items, err := plan(ctx, rs, root, src.Tag, opts.maxReferrers())
 	if err != nil {
 		return res, fmt.Errorf("copy %s: %w", src.WithDigest(root.Digest), err)
@@ -91,7 +91,7 @@ func Copy(ctx context.Context, c *registry.Client, src, dst registry.Reference, 
 	if res.SourceVerification, err = verifySnapshot(ctx, rs, items, src, root, opts); err != nil {
 		return res, fmt.Errorf("copy %s: at the source: %w", src.WithDigest(root.Digest), err)
 	}
-	loaded, err := bind(ctx, artifact.Remote{Client: c, Ref: src}, root, opts, src, destination(dst, src.Tag))
+	loaded, err := bind(ctx, memoArtifact{artifact.Remote{Client: c, Ref: src}, rs.memo}, root, opts, src, destination(dst, src.Tag))
 	if err != nil {
 		return res, err
 	}

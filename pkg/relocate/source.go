@@ -36,15 +36,24 @@ var manifestTypes = map[string]bool{
 }
 
 // remoteSource reads a repository through the registry client; every byte is
-// checked against its descriptor by the client.
+// checked against its descriptor by the client. With a memo, manifests and
+// small blobs are read from the registry once per copy.
 type remoteSource struct {
-	c   *registry.Client
-	ref registry.Reference
+	c    *registry.Client
+	ref  registry.Reference
+	memo *memo
 }
 
 func (r remoteSource) Fetch(ctx context.Context, d ocispec.Descriptor) (io.ReadCloser, error) {
-	if manifestTypes[d.MediaType] {
-		b, err := r.c.FetchManifest(ctx, r.ref, d)
+	var fetch func() ([]byte, error)
+	switch {
+	case manifestTypes[d.MediaType]:
+		fetch = func() ([]byte, error) { return r.c.FetchManifest(ctx, r.ref, d) }
+	case r.memo != nil && d.Size <= memoMax:
+		fetch = func() ([]byte, error) { return fetchBytes(ctx, r.c, r.ref, d) }
+	}
+	if fetch != nil {
+		b, err := r.memo.read(d, fetch)
 		if err != nil {
 			return nil, err
 		}
