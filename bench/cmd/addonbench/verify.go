@@ -72,7 +72,7 @@ func (h *harness) verifyAll(ctx context.Context, regs []registryUnderTest, n int
 // registryUnderTest is a registry the harness started.
 type registryUnderTest struct{ name, host string }
 
-// verifySetup publishes n copies of the small add-on to host/prefix/aNNNN:1.0.0,
+// verifySetup publishes n copies of the small add-on to host/prefix/aNNNN/verify:1.0.0,
 // each as `addonpack push DIR REF --key K` would (manifest, cosign signature,
 // SLSA v1 provenance attestation, classic storage), in process: the add-on is
 // built once (kustomize runs once) and copy i differs only in its `created`
@@ -114,7 +114,9 @@ func (h *harness) verifySetup(ctx context.Context, host, prefix string, n int) (
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			ref := registry.Reference{Registry: host, Repository: fmt.Sprintf("%s/a%04d", prefix, i), Tag: "1.0.0"}
+			// The repository's last element names the add-on (the
+			// reference binding, specs/artifact.md 11.6).
+			ref := registry.Reference{Registry: host, Repository: fmt.Sprintf("%s/a%04d/verify", prefix, i), Tag: "1.0.0"}
 			refs[i] = ref.String()
 			errs[i] = publishCopy(ctx, c, base, m, res, signer, ref, int64(i))
 		}()
