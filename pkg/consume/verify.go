@@ -34,6 +34,15 @@ func VerifyRemembered(ctx context.Context, ref registry.Reference, o Options) (*
 	return verifyOne(ctx, ref, o, verify.MemoOptions{Memo: o.memo(), MaxAge: o.ttl(), Only: o.Offline})
 }
 
+// VerifyOne is Verify when afresh is set (every candidate examined and
+// listed), else VerifyRemembered.
+func VerifyOne(ctx context.Context, ref registry.Reference, o Options, afresh bool) (*verify.Result, error) {
+	if afresh {
+		return Verify(ctx, ref, o)
+	}
+	return VerifyRemembered(ctx, ref, o)
+}
+
 func verifyOne(ctx context.Context, ref registry.Reference, o Options, mo verify.MemoOptions) (*verify.Result, error) {
 	if err := o.needPolicy(ref); err != nil {
 		return nil, err

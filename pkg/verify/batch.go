@@ -51,6 +51,20 @@ type Outcome struct {
 	Error  string  `json:"error,omitempty"`
 }
 
+// OutcomeOf is the Outcome of one reference verified on its own: res (not
+// nil) and err as consume.Verify returns them. A remembered pass
+// (res.Cached) carries no Result, as in a batch: nothing was examined.
+func OutcomeOf(ref string, res *Result, err error) Outcome {
+	o := Outcome{Reference: ref, Digest: res.Digest, Verified: err == nil && res.Verified, Cached: res.Cached, Result: res}
+	if res.Cached {
+		o.Result = nil
+	}
+	if err != nil {
+		o.Error = err.Error()
+	}
+	return o
+}
+
 // All resolves and verifies many references under one policy, sharing the
 // client (connections, tokens) and the policy, with bounded concurrency. The
 // outcomes are in the order of refs.

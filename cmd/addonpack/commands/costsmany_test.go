@@ -151,7 +151,7 @@ func TestVerifyOneCached(t *testing.T) {
 	}{
 		{"cold", nil, false, []string{pinned, "1 signature(s), 1 attestation(s) examined"}},
 		{"warm", nil, true, []string{pinned, " (cached)\n", "-v or --no-cache checks the signatures again"}},
-		{"warm, json", []string{"-o", "json"}, true, []string{`"cached": true`, `"verified": true`}},
+		{"warm, json", []string{"--format", "json"}, true, []string{`"cached": true`, `"verified": true`}},
 		{"warm, -v", []string{"-v"}, false, []string{pinned, "1 signature(s), 1 attestation(s) examined", "- valid bundle signature"}},
 	} {
 		r := run(t, env, slices.Concat(args, tt.extra)...)

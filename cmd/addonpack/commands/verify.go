@@ -57,24 +57,14 @@ or -v for one, to check the signatures again).`,
 			if err != nil {
 				return err
 			}
-			verifyOne := consume.VerifyRemembered // a pass the cache remembers stands
-			if verbose {
-				verifyOne = consume.Verify // every candidate listed: afresh
-			}
-			res, verr := verifyOne(ctx, ref, o)
+			res, verr := consume.VerifyOne(ctx, ref, o, verbose) // -v: afresh, every candidate
 			if res == nil {
 				return verr
 			}
 			if f == formatJSON {
 				// Always a list, one entry per reference, as for several
 				// (specs/cli-output.md): scripts read .[0].verified.
-				o := verify.Outcome{Reference: ref.String(), Digest: res.Digest, Verified: verr == nil && res.Verified, Cached: res.Cached, Result: res}
-				if res.Cached {
-					o.Result = nil // as in a batch: nothing examined
-				}
-				if verr != nil {
-					o.Error = verr.Error()
-				}
+				o := verify.OutcomeOf(ref.String(), res, verr)
 				return errors.Join(f.print(g.streams.Out, []verify.Outcome{o}, nil), verr)
 			}
 			w := io.Writer(g.streams.Out)
