@@ -23,38 +23,53 @@ type Opener interface {
 // entry as it is opened (binding); nothing is returned unless all are.
 func Render(ctx context.Context, o Opener, steps []Step) ([]byte, error) {
 	var out bytes.Buffer
-	bind := newBinding(steps)
-	for _, s := range steps {
-		b, err := renderStep(ctx, o, s, bind)
+	err := Each(ctx, o, steps, func(s Step, p *deliver.Package, values []byte) error {
+		b, err := p.Render(ctx, values, s.Values)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if out.Len() > 0 {
 			out.WriteString("---\n")
 		}
 		fmt.Fprintf(&out, "# %s %s (%s)\n", s.Name, s.Version, s.Ref)
 		out.Write(b)
-	}
-	if err := bind.done(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	return out.Bytes(), nil
 }
 
-func renderStep(ctx context.Context, o Opener, s Step, bind *binding) ([]byte, error) {
+// Each opens every add-on of steps in install order, binds it to its lock
+// entry, reads the values the stack file gives it and hands both to fn
+// (which renders, or checks, it); the package is closed when fn returns.
+// The first error stops the walk; the bindings of the whole stack are
+// checked once every step has been seen.
+func Each(ctx context.Context, o Opener, steps []Step, fn func(s Step, p *deliver.Package, values []byte) error) error {
+	bind := newBinding(steps)
+	for _, s := range steps {
+		if err := eachStep(ctx, o, s, bind, fn); err != nil {
+			return err
+		}
+	}
+	return bind.done()
+}
+
+func eachStep(ctx context.Context, o Opener, s Step, bind *binding, fn func(Step, *deliver.Package, []byte) error) error {
 	p, err := o.Open(ctx, s.Ref, s.Name)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer p.Close()
 	if err := bind.bind(s, p.Addon); err != nil {
-		return nil, err
+		return err
 	}
 	values, err := readValues(s.Values)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return p.Render(ctx, values, s.Values)
+	return fn(s, p, values)
 }
 
 // readValues reads a stack's values file ("" : none, the defaults), bounded
