@@ -63,8 +63,7 @@ fetched, not the content.
 			if err != nil {
 				return err
 			}
-			_, err = g.streams.Out.Write(out)
-			return err
+			return g.write("-", out)
 		},
 	}
 	// Unlike every other command's --format (text or json), this one picks
@@ -118,8 +117,7 @@ func newConfigDefaults(g *globals) *cobra.Command {
 				}
 				return f.print(g.streams.Out, obj, nil)
 			}
-			_, err = g.streams.Out.Write(r.Object)
-			return err
+			return g.write("-", r.Object)
 		},
 	}
 	// text is the config object as YAML, ready to edit; json the same object.

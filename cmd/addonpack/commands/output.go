@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 )
@@ -83,4 +84,13 @@ func firstOf(errs []error, what string) error {
 		return nil
 	}
 	return fmt.Errorf("%d of %d %s failed; the first: %w", len(failed), len(errs), what, failed[0])
+}
+
+// write writes b to stdout (out "" or "-") or to the file out.
+func (g *globals) write(out string, b []byte) error {
+	if out == "" || out == "-" {
+		_, err := g.streams.Out.Write(b)
+		return err
+	}
+	return os.WriteFile(out, b, 0o644)
 }

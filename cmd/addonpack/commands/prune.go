@@ -64,7 +64,7 @@ func newPrune(g *globals) *cobra.Command {
 			}
 			out := pruneOutput{DryRun: true, Plan: plan}
 			if !yes && len(plan.Delete) > 0 && f == formatText {
-				printPlan(g.streams.Out, plan)
+				plan.WriteText(g.streams.Out)
 				if yes, err = g.confirm(plan); err != nil {
 					return err
 				}
@@ -78,14 +78,14 @@ func newPrune(g *globals) *cobra.Command {
 				out.Result, err = prune.Execute(ctx, r, repo, plan)
 				if err != nil {
 					if out.Result != nil && len(out.Result.Deleted) > 0 {
-						printDeleted(g.streams.Err, out.Result)
+						out.Result.WriteText(g.streams.Err)
 					}
 					return err
 				}
 			}
 			return f.print(g.streams.Out, out, func(w io.Writer) error {
 				if out.DryRun {
-					printPlan(w, plan)
+					plan.WriteText(w)
 					msg := "nothing to delete"
 					if len(plan.Delete) > 0 {
 						msg = fmt.Sprintf("dry run: nothing deleted (%d to delete; --yes deletes)", len(plan.Delete))
@@ -93,8 +93,7 @@ func newPrune(g *globals) *cobra.Command {
 					_, err := fmt.Fprintln(w, msg)
 					return err
 				}
-				printDeleted(w, out.Result)
-				return nil
+				return out.Result.WriteText(w)
 			})
 		},
 	}
@@ -121,42 +120,6 @@ func (g *globals) confirm(plan *prune.Plan) (bool, error) {
 		return false, err
 	}
 	return strings.TrimSpace(line) == plan.Repository, nil
-}
-
-func printPlan(w io.Writer, p *prune.Plan) {
-	fmt.Fprintf(w, "repository %s\n", p.Repository)
-	for _, k := range p.Keep {
-		fmt.Fprintf(w, "keep    %-14s %s  %s\n", k.Tag, k.Digest, k.Reason)
-	}
-	for _, it := range p.Delete {
-		fmt.Fprintf(w, "delete  %s\n", it)
-	}
-	for _, s := range p.Skipped {
-		fmt.Fprintf(w, "skip    %s\n", describeSkip(s))
-	}
-}
-
-func printDeleted(w io.Writer, r *prune.Result) {
-	for _, it := range r.Deleted {
-		fmt.Fprintf(w, "deleted %s\n", it)
-	}
-	for _, s := range r.Skipped {
-		fmt.Fprintf(w, "skipped %s\n", describeSkip(s))
-	}
-	fmt.Fprintf(w, "%d deleted from %s\n", len(r.Deleted), r.Repository)
-}
-
-// describeSkip is one line of what stays: kind, digest, the tag and release
-// that led to it, and why it stays.
-func describeSkip(s prune.Skip) string {
-	out := fmt.Sprintf("%-8s %s", s.Kind, s.Digest)
-	if s.Tag != "" {
-		out += " " + s.Tag
-	}
-	if s.Release != "" {
-		out += " of release " + s.Release
-	}
-	return out + "  " + s.Reason
 }
 
 const pruneHelp = `prune deletes an add-on's older releases from REPO with everything that vouches for them:

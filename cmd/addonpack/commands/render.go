@@ -131,11 +131,7 @@ func (o *renderOptions) renderPackage(ctx context.Context, arg string, kube semv
 				return err
 			}
 		}
-		if o.out == "" || o.out == "-" {
-			_, err = o.g.streams.Out.Write(rendered)
-			return err
-		}
-		return os.WriteFile(o.out, rendered, 0o644)
+		return o.g.write(o.out, rendered)
 	}
 	return usageError{fmt.Errorf("--format %q: want yaml, json or kustomize", o.format)}
 }
@@ -168,8 +164,7 @@ func (g *globals) renderFor(cmd *cobra.Command, arg, tool, values, keyFile strin
 	if err != nil {
 		return usage(err)
 	}
-	_, err = g.streams.Out.Write(out)
-	return err
+	return g.write("-", out)
 }
 
 // fluxKey reads --public-key ("" : none) for c: the PEM Flux is handed,

@@ -1,12 +1,13 @@
 package commands
 
 import (
+	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/stack"
 )
@@ -14,23 +15,16 @@ import (
 // renderStack renders every add-on of a locked stack, in install order.
 func (g *globals) renderStack(cmd *cobra.Command, file, format, out string, force bool, tool, keyFile, kubeVersion string, gitops deliver.GitOps, vf *verifyFlags) error {
 	ctx := cmd.Context()
-	st, steps, err := stack.Locked(file)
+	st, steps, c, err := g.lockedStack(ctx, file, vf)
 	if err != nil {
 		return err
 	}
-	vf.defaultPolicy(st.Dir(), st.Policy) // the stack file's policy, for a command given no trust
 	if kubeVersion == "" {
 		kubeVersion = st.Kubernetes
 	}
-	kube, err := g.kubeVersion(kubeVersion)
-	if err != nil {
+	if c.KubeVersion, err = g.kubeVersion(kubeVersion); err != nil {
 		return err
 	}
-	c, err := g.consumer(cmd.Context(), vf)
-	if err != nil {
-		return err
-	}
-	c.KubeVersion = kube
 	if tool != "" {
 		if gitops.PublicKey, err = g.fluxKey(cmd.Context(), c, keyFile); err != nil {
 			return err
@@ -40,8 +34,7 @@ func (g *globals) renderStack(cmd *cobra.Command, file, format, out string, forc
 		if err != nil {
 			return err
 		}
-		_, err = g.streams.Out.Write(b)
-		return err
+		return g.write("-", b)
 	}
 	switch format {
 	case "kustomize":
@@ -58,23 +51,14 @@ func (g *globals) renderStack(cmd *cobra.Command, file, format, out string, forc
 		if err != nil {
 			return err
 		}
-		if out == "" || out == "-" {
-			_, err = g.streams.Out.Write(b)
-			return err
-		}
-		return os.WriteFile(out, b, 0o644)
+		return g.write(out, b)
 	}
 	return usageError{fmt.Errorf("--format %q with --stack: want yaml or kustomize", format)}
 }
 
 // pullStack pulls every add-on of a locked stack into dir/NAME.
 func (g *globals) pullStack(cmd *cobra.Command, file, dir string, force bool, vf *verifyFlags) error {
-	st, steps, err := stack.Locked(file)
-	if err != nil {
-		return err
-	}
-	vf.defaultPolicy(st.Dir(), st.Policy) // the stack file's policy, for a command given no trust
-	c, err := g.consumer(cmd.Context(), vf)
+	_, steps, c, err := g.lockedStack(cmd.Context(), file, vf)
 	if err != nil {
 		return err
 	}
@@ -85,4 +69,17 @@ func (g *globals) pullStack(cmd *cobra.Command, file, dir string, force bool, vf
 		fmt.Fprintf(g.streams.Out, "Pulled %s %s (%s) into %s\n", s.Name, s.Version, s.Ref, filepath.Join(dir, s.Name))
 	}
 	return nil
+}
+
+// lockedStack reads a locked stack file (stack.Locked) and makes the
+// consumer its add-ons are opened through: the stack file's policy is the
+// trust of a command given none.
+func (g *globals) lockedStack(ctx context.Context, file string, vf *verifyFlags) (*stack.Stack, []stack.Step, *consume.Consumer, error) {
+	st, steps, err := stack.Locked(file)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	vf.defaultPolicy(st.Dir(), st.Policy)
+	c, err := g.consumer(ctx, vf)
+	return st, steps, c, err
 }
