@@ -17,6 +17,7 @@ FUZZTIME  ?= 3000x
 FUZZ_LONG ?= 300000x
 FUZZ_TARGETS := \
 	./pkg/spec:FuzzParseAddon \
+	./pkg/preflight:FuzzCompareCRD \
 	./pkg/spec:FuzzParseManifest \
 	./pkg/spec:FuzzParseConfigBlob \
 	./pkg/config:FuzzCondition \

@@ -27,6 +27,8 @@ var fences = map[string][]string{
 	"github.com/addonpack/addonpack/testregistry": {"cmd/", "testregistry", "internal/realregistry"},
 	"github.com/CycloneDX/":                       {"pkg/sbom"},
 	"cel.dev/cel-go":                              {"pkg/convert"},
+	// The Kubernetes API client: only preflight talks to a cluster.
+	"k8s.io/client-go/": {"pkg/preflight"},
 	// Terminal drawing is the CLI's (its own internal/termprogress): pkg/
 	// offers only callbacks (registry.Options.Progress,
 	// verify.BatchOptions.Progress).
