@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/addonpack/addonpack/cmd/addonpack/commands"
+	"github.com/addonpack/addonpack/internal/fakekube"
 	"github.com/addonpack/addonpack/testregistry"
 )
 
@@ -24,7 +25,8 @@ import (
 // a config my-hello.yaml, a policy.yaml trusting release.pub, an SBOM, and
 // a stack addons.yaml of hello with its lock; a TUF repository at
 // localhost:8088 (its port here) serving a trusted_root.json, whose initial
-// root is tuf-root.json, and that Sigstore trusted root as sigstore-root.json.
+// root is tuf-root.json, and that Sigstore trusted root as sigstore-root.json;
+// KUBECONFIG names a stand-in API server (internal/fakekube) for preflight.
 // Each command's examples run in order, in a fresh copy of that world; the
 // root's examples are the quick start itself and run in an empty directory.
 // Output piped to kubectl must be non-empty; a directory given to
@@ -36,6 +38,8 @@ func TestHelpExamples(t *testing.T) {
 	env := map[string]string{"HOME": home}
 	world := helpWorld(t, env, "localhost:"+port)
 	tufHost := helpTUFRepository(t, world)
+	// preflight's examples ask a stand-in API server (the e2e suite asks a real one).
+	env["KUBECONFIG"] = fakekube.New(t).Kubeconfig(t, home)
 
 	var cmds []*cobra.Command
 	var walk func(c *cobra.Command)

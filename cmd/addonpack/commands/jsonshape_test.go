@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/addonpack/addonpack/internal/fakekube"
 	"github.com/addonpack/addonpack/testregistry"
 )
 
@@ -28,6 +29,7 @@ func TestJSONShapes(t *testing.T) {
 	host := "localhost:" + port
 	env := map[string]string{"HOME": t.TempDir()}
 	world := helpWorld(t, env, host)
+	env["KUBECONFIG"] = fakekube.New(t).Kubeconfig(t, env["HOME"])
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS(world)); err != nil {
 		t.Fatal(err)
@@ -71,6 +73,7 @@ func TestJSONShapes(t *testing.T) {
 		{env, []string{"config", "convert", "./greeter-v2", "--values", "greeter-v1/config/custom.yaml"}, "config convert (an older version)"},
 		{env, []string{"config", "check-upgrade", ref, "./hello", "--key", "release.pub"}, ""},
 		{env, []string{"render", ref, "--key", "release.pub"}, ""},
+		{env, []string{"preflight", ref, "--key", "release.pub", "--as", "alice", "--as-group", "dev"}, ""},
 		{env, []string{"diff", "./greeter-v1", "./greeter-v2", "--values", "greeter-v1/config/custom.yaml"}, ""},
 		{env, []string{"versions", host + "/addons/hello"}, ""},
 		{env, []string{"lock", "addons.yaml", "--key", "release.pub"}, ""},

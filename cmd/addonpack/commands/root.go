@@ -68,6 +68,7 @@ and pulls it back checked, ready for kubectl, Flux or Argo CD.`,
 		newVersions(g),
 		newLock(g), newUpgrade(g),
 		newPrune(g),
+		newPreflight(g),
 	)
 	groups(root)
 	return root, g
