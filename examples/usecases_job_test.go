@@ -318,6 +318,7 @@ func TestUseCaseInstallJobManifests(t *testing.T) {
 	// The script: render with the mounted key and values into /work, then apply server-side.
 	script := c.Args[0]
 	for _, want := range []string{
+		`addonpack preflight "$ADDON_REF" --key /etc/addonpack/cosign.pub --values /etc/addonpack/values.yaml && `,
 		`addonpack render "$ADDON_REF" --key /etc/addonpack/cosign.pub --values /etc/addonpack/values.yaml > /work/out.yaml`,
 		`&& kubectl apply --server-side --field-manager=addonpack -f /work/out.yaml`,
 	} {

@@ -14,13 +14,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/addonpack/addonpack/internal/fakekube"
 	"github.com/addonpack/addonpack/testregistry"
 )
 
 // jobRun lays out the Job's volumes locally as the kubelet would (ConfigMap
 // keys as files, emptyDirs empty) and runs the container's command with its
-// env, a fake kubectl first on PATH and the mount paths mapped to the local
-// directories — the only change to the script.
+// env, a fake kubectl first on PATH, KUBECONFIG naming a stand-in API server
+// that answers access reviews by the Job's RBAC (internal/fakekube) and the
+// mount paths mapped to the local directories — the only change to the script.
 type jobRun struct {
 	root, kubectlLog string
 	code             int
@@ -112,7 +114,13 @@ done
 echo "fake kubectl: applied"
 `, r.kubectlLog))
 	binDir := filepath.Dir(addonpackBin)
-	env := []string{"PATH=" + fake + string(os.PathListSeparator) + binDir + string(os.PathListSeparator) + systemPath()}
+	// addonpack preflight asks a stand-in API server whose access reviews
+	// answer as the Job's RBAC would (in the pod: the in-cluster config).
+	api := fakekube.New(t)
+	allowed := rbacAllows(objs)
+	api.Deny = func(r fakekube.Review) bool { return !allowed(r.Group, r.Resource, r.Namespace, r.Name, r.Verb) }
+	env := []string{"PATH=" + fake + string(os.PathListSeparator) + binDir + string(os.PathListSeparator) + systemPath(),
+		"KUBECONFIG=" + api.Kubeconfig(t, t.TempDir())}
 	for _, e := range c.Env {
 		v := e.Value
 		if edit, ok := envEdits[e.Name]; ok {
@@ -207,6 +215,23 @@ func TestUseCaseInstallJob(t *testing.T) {
 		}
 	})
 
+	t.Run("preflight refuses what the Role does not grant", func(t *testing.T) {
+		var narrowed []k8sObject
+		for _, o := range objs {
+			if o.Kind == "Role" {
+				o.Rules = slices.DeleteFunc(slices.Clone(o.Rules), func(r rbacRule) bool { return slices.Contains(r.Resources, "deployments") })
+			}
+			narrowed = append(narrowed, o)
+		}
+		r := runInstallJob(t, narrowed, ref, pub)
+		if r.code != 9 || !strings.Contains(r.output, `may not create deployments.apps "hello" in namespace hello`) {
+			t.Fatalf("exit %d, want 9 naming the Deployment\n%s", r.code, r.output)
+		}
+		if _, err := os.Stat(filepath.Join(r.kubectlLog, "args")); !errors.Is(err, fs.ErrNotExist) {
+			t.Error("kubectl ran although preflight failed")
+		}
+	})
+
 	t.Run("README and Flux", func(t *testing.T) {
 		dir := t.TempDir()
 		if err := os.WriteFile(filepath.Join(dir, "cosign.pub"), pub, 0o644); err != nil {
@@ -264,6 +289,32 @@ func TestUseCaseInstallJob(t *testing.T) {
 // beforehand by the install manifests (the add-on's Namespace).
 func checkRBACCovers(t *testing.T, install, applied []k8sObject) {
 	t.Helper()
+	allowed := rbacAllows(install)
+	existing := map[string]bool{}
+	for _, o := range find(install, "Namespace") {
+		existing["Namespace/"+o.Metadata.Name] = true
+	}
+	for _, o := range applied {
+		group := ""
+		if i := strings.Index(o.APIVersion, "/"); i >= 0 {
+			group = o.APIVersion[:i]
+		}
+		resource := strings.ToLower(o.Kind) + "s"
+		verbs := []string{"patch", "create"}
+		if existing[o.Kind+"/"+o.Metadata.Name] {
+			verbs = []string{"patch"}
+		}
+		for _, v := range verbs {
+			if !allowed(group, resource, o.Metadata.Namespace, o.Metadata.Name, v) {
+				t.Errorf("RBAC does not allow %s on %s %s/%s", v, o.Kind, o.Metadata.Namespace, o.Metadata.Name)
+			}
+		}
+	}
+}
+
+// rbacAllows evaluates the install manifests' Roles and ClusterRoles, through
+// their bindings, as RBAC does for the Job's ServiceAccount.
+func rbacAllows(install []k8sObject) func(group, resource, ns, name, verb string) bool {
 	roles := map[string][]rbacRule{} // "Role/ns/name" or "ClusterRole//name"
 	for _, o := range install {
 		if o.Kind == "Role" || o.Kind == "ClusterRole" {
@@ -283,11 +334,7 @@ func checkRBACCovers(t *testing.T, install, applied []k8sObject) {
 			grants = append(grants, grant{"", roles["ClusterRole//"+o.RoleRef.Name]})
 		}
 	}
-	existing := map[string]bool{}
-	for _, o := range find(install, "Namespace") {
-		existing["Namespace/"+o.Metadata.Name] = true
-	}
-	allowed := func(group, resource, ns, name, verb string) bool {
+	return func(group, resource, ns, name, verb string) bool {
 		for _, g := range grants {
 			if g.namespace != "" && g.namespace != ns {
 				continue
@@ -300,21 +347,5 @@ func checkRBACCovers(t *testing.T, install, applied []k8sObject) {
 			}
 		}
 		return false
-	}
-	for _, o := range applied {
-		group := ""
-		if i := strings.Index(o.APIVersion, "/"); i >= 0 {
-			group = o.APIVersion[:i]
-		}
-		resource := strings.ToLower(o.Kind) + "s"
-		verbs := []string{"patch", "create"}
-		if existing[o.Kind+"/"+o.Metadata.Name] {
-			verbs = []string{"patch"}
-		}
-		for _, v := range verbs {
-			if !allowed(group, resource, o.Metadata.Namespace, o.Metadata.Name, v) {
-				t.Errorf("RBAC does not allow %s on %s %s/%s", v, o.Kind, o.Metadata.Namespace, o.Metadata.Name)
-			}
-		}
 	}
 }
