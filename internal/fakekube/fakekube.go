@@ -41,7 +41,7 @@ type resource struct {
 	namespaced     bool
 }
 
-// resources are the kinds the example add-ons use.
+// resources are the kinds the example add-ons and stacks use.
 var resources = []resource{
 	{"v1", "namespaces", "Namespace", false}, {"v1", "services", "Service", true},
 	{"v1", "serviceaccounts", "ServiceAccount", true}, {"v1", "configmaps", "ConfigMap", true},
@@ -55,6 +55,9 @@ var resources = []resource{
 	{"admissionregistration.k8s.io/v1", "validatingwebhookconfigurations", "ValidatingWebhookConfiguration", false},
 	{"admissionregistration.k8s.io/v1", "mutatingwebhookconfigurations", "MutatingWebhookConfiguration", false},
 	{"apiregistration.k8s.io/v1", "apiservices", "APIService", false},
+	// A cluster running the Prometheus Operator: examples/stack's values
+	// for cert-operator enable its ServiceMonitor.
+	{"monitoring.coreos.com/v1", "servicemonitors", "ServiceMonitor", true},
 	{"authorization.k8s.io/v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview", false},
 	{"authorization.k8s.io/v1", "subjectaccessreviews", "SubjectAccessReview", false},
 }
