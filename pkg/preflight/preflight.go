@@ -4,7 +4,7 @@
 // against what the server serves (or a CRD of the add-on, or of an earlier
 // add-on of a stack, creates), the caller's right to create and patch each
 // object, and whether an installed CRD the add-on replaces would lose a
-// served version, a stored version or a field (README "Try it on a real cluster"; the JSON in specs/cli-output.md).
+// served version, a stored version or a field (docs/development.md "Try it on a real cluster"; the JSON in specs/cli-output.md).
 //
 // The checks ask the cluster through [Cluster], four questions; [Connect]
 // answers them with client-go against a kubeconfig, tests with a fake.

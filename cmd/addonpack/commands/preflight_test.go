@@ -13,7 +13,7 @@ import (
 )
 
 // TestPreflight runs preflight against a stand-in API server: each case
-// names the exit code (README "Exit codes") and what the output must say;
+// names the exit code (docs/exit-codes.md) and what the output must say;
 // the e2e suite runs the checks against a real one.
 func TestPreflight(t *testing.T) {
 	dir := t.TempDir()
