@@ -1,10 +1,13 @@
 package preflight
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
+	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -12,11 +15,8 @@ import (
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
-	authorizationclient "k8s.io/client-go/kubernetes/typed/authorization/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -39,15 +39,21 @@ type Config struct {
 	Timeout time.Duration
 }
 
-// Kube is a Cluster over client-go.
+// Kube is a Cluster over the API server's HTTP API, reached with client-go's
+// kubeconfig loading and authenticated transport (clientcmd, rest). The
+// requests are plain JSON: client-go's discovery and typed clients would
+// link every API group's types into the binary (about 40 MB) for five
+// kinds of request.
 type Kube struct {
-	disc      *discovery.DiscoveryClient
-	authz     *authorizationclient.AuthorizationV1Client
+	hc        *http.Client
+	base      *url.URL
 	as        string
 	asGroups  []string
-	server    string
 	namespace string
 }
+
+// maxResponse bounds what is read of one answer of the API server.
+const maxResponse = 32 << 20
 
 // Connect reads the kubeconfig (or the in-cluster configuration) of cfg.
 // Nothing is sent until a check asks.
@@ -79,64 +85,134 @@ func Connect(cfg Config) (*Kube, error) {
 	if rc.Timeout == 0 {
 		rc.Timeout = 30 * time.Second
 	}
-	// An access review per object and verb: client-go's default of 5
-	// requests a second would make a large add-on wait for itself.
-	rc.QPS, rc.Burst = 100, 200
 	rc.UserAgent = "addonpack-preflight"
-	// JSON both ways: the few small requests gain nothing from protobuf,
-	// and a stand-in server in the tests speaks JSON only.
-	rc.ContentType, rc.AcceptContentTypes = "application/json", "application/json"
-	disc, err := discovery.NewDiscoveryClientForConfig(rc)
+	hc, err := rest.HTTPClientFor(rc)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrKubeconfig, err)
 	}
-	authz, err := authorizationclient.NewForConfig(rc)
+	base, _, err := rest.DefaultServerUrlFor(rc)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrKubeconfig, err)
 	}
-	return &Kube{disc: disc, authz: authz, as: cfg.As, asGroups: cfg.AsGroups, server: rc.Host, namespace: ns}, nil
+	return &Kube{hc: hc, base: base, as: cfg.As, asGroups: cfg.AsGroups, namespace: ns}, nil
 }
 
 // Options are the checks' options for this cluster: its URL, the
 // kubeconfig context's namespace ("default" when it names none; the pod's
 // in a cluster) and whom access is reviewed for.
 func (k *Kube) Options() Options {
-	return Options{Server: k.server, Namespace: k.namespace, User: k.as, Groups: k.asGroups}
+	return Options{Server: k.base.String(), Namespace: k.namespace, User: k.as, Groups: k.asGroups}
+}
+
+// statusError is an answer other than 2xx.
+type statusError struct {
+	code int
+	msg  string
+}
+
+func (e *statusError) Error() string { return fmt.Sprintf("%d %s", e.code, e.msg) }
+
+// do sends one JSON request and decodes the answer into out.
+func (k *Kube) do(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(b)
+	}
+	u := *k.base
+	u.Path = strings.TrimSuffix(u.Path, "/") + path
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "application/json")
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := k.hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s %s at %s: %w: %w", method, path, k.base, ErrUnreachable, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
+	if err != nil {
+		return fmt.Errorf("%s %s at %s: %w: %w", method, path, k.base, ErrUnreachable, err)
+	}
+	if resp.StatusCode/100 != 2 {
+		var st metav1.Status
+		msg := resp.Status
+		if json.Unmarshal(b, &st) == nil && st.Message != "" {
+			msg = st.Message
+		}
+		err := &statusError{resp.StatusCode, msg}
+		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+			return fmt.Errorf("%s %s at %s: %w: %w", method, path, k.base, ErrDenied, err)
+		}
+		return fmt.Errorf("%s %s at %s: %w", method, path, k.base, err)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("%s %s at %s: %w", method, path, k.base, err)
+	}
+	return nil
 }
 
 // ServerVersion implements Cluster.
 func (k *Kube) ServerVersion(ctx context.Context) (string, error) {
-	v, err := k.disc.ServerVersion()
-	if err != nil {
-		return "", k.classify("GET /version", err)
+	var v struct {
+		GitVersion string `json:"gitVersion"`
+	}
+	if err := k.do(ctx, http.MethodGet, "/version", nil, &v); err != nil {
+		return "", err
 	}
 	return v.GitVersion, nil
 }
 
-// ServerResources implements Cluster. A group the server lists but cannot
+// ServerResources implements Cluster: the legacy discovery documents, every
+// version of every group. A group/version the server lists but cannot
 // serve (an aggregated API whose backend is down) is reported unavailable.
 func (k *Kube) ServerResources(ctx context.Context) (Served, error) {
-	_, lists, err := k.disc.ServerGroupsAndResources()
-	var s Served
-	if err != nil {
-		var failed *discovery.ErrGroupDiscoveryFailed
-		if !errors.As(err, &failed) {
-			return s, k.classify("discovery", err)
-		}
-		for gv := range failed.Groups {
-			s.Unavailable = append(s.Unavailable, gv.String())
+	var core metav1.APIVersions
+	if err := k.do(ctx, http.MethodGet, "/api", nil, &core); err != nil {
+		return Served{}, err
+	}
+	var groups metav1.APIGroupList
+	if err := k.do(ctx, http.MethodGet, "/apis", nil, &groups); err != nil {
+		return Served{}, err
+	}
+	paths := map[string]string{} // groupVersion → path
+	var order []string
+	for _, v := range core.Versions {
+		paths[v], order = "/api/"+v, append(order, v)
+	}
+	for _, g := range groups.Groups {
+		for _, v := range g.Versions {
+			paths[v.GroupVersion], order = "/apis/"+v.GroupVersion, append(order, v.GroupVersion)
 		}
 	}
-	for _, l := range lists {
-		gv, err := schema.ParseGroupVersion(l.GroupVersion)
-		if err != nil {
-			return s, fmt.Errorf("discovery: %w", err)
+	var s Served
+	for _, gv := range order {
+		var l metav1.APIResourceList
+		err := k.do(ctx, http.MethodGet, paths[gv], nil, &l)
+		var st *statusError
+		switch {
+		case errors.As(err, &st) && !errors.Is(err, ErrDenied):
+			s.Unavailable = append(s.Unavailable, gv)
+			continue
+		case err != nil:
+			return s, err
+		}
+		group, version, ok := strings.Cut(gv, "/")
+		if !ok {
+			group, version = "", gv
 		}
 		for _, r := range l.APIResources {
 			if strings.Contains(r.Name, "/") { // a subresource
 				continue
 			}
-			s.Resources = append(s.Resources, Resource{Group: gv.Group, Version: gv.Version, Kind: r.Kind, Name: r.Name, Namespaced: r.Namespaced})
+			s.Resources = append(s.Resources, Resource{Group: group, Version: version, Kind: r.Kind, Name: r.Name, Namespaced: r.Namespaced})
 		}
 	}
 	return s, nil
@@ -148,19 +224,23 @@ func (k *Kube) AccessReview(ctx context.Context, a Access) (Decision, error) {
 	attrs := &authorizationv1.ResourceAttributes{Verb: a.Verb, Group: a.Group, Resource: a.Resource, Namespace: a.Namespace, Name: a.Name}
 	var st authorizationv1.SubjectAccessReviewStatus
 	if k.as != "" || len(k.asGroups) > 0 {
-		r, err := k.authz.SubjectAccessReviews().Create(ctx, &authorizationv1.SubjectAccessReview{
-			Spec: authorizationv1.SubjectAccessReviewSpec{ResourceAttributes: attrs, User: k.as, Groups: k.asGroups},
-		}, metav1.CreateOptions{})
+		var r authorizationv1.SubjectAccessReview
+		err := k.do(ctx, http.MethodPost, "/apis/authorization.k8s.io/v1/subjectaccessreviews", &authorizationv1.SubjectAccessReview{
+			TypeMeta: metav1.TypeMeta{APIVersion: "authorization.k8s.io/v1", Kind: "SubjectAccessReview"},
+			Spec:     authorizationv1.SubjectAccessReviewSpec{ResourceAttributes: attrs, User: k.as, Groups: k.asGroups},
+		}, &r)
 		if err != nil {
-			return Decision{}, k.classify("SubjectAccessReview (--as needs create on subjectaccessreviews)", err)
+			return Decision{}, fmt.Errorf("SubjectAccessReview (--as needs create on subjectaccessreviews): %w", err)
 		}
 		st = r.Status
 	} else {
-		r, err := k.authz.SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{
-			Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: attrs},
-		}, metav1.CreateOptions{})
+		var r authorizationv1.SelfSubjectAccessReview
+		err := k.do(ctx, http.MethodPost, "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", &authorizationv1.SelfSubjectAccessReview{
+			TypeMeta: metav1.TypeMeta{APIVersion: "authorization.k8s.io/v1", Kind: "SelfSubjectAccessReview"},
+			Spec:     authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: attrs},
+		}, &r)
 		if err != nil {
-			return Decision{}, k.classify("SelfSubjectAccessReview", err)
+			return Decision{}, fmt.Errorf("SelfSubjectAccessReview: %w", err)
 		}
 		st = r.Status
 	}
@@ -169,30 +249,18 @@ func (k *Kube) AccessReview(ctx context.Context, a Access) (Decision, error) {
 
 // GetCRD implements Cluster.
 func (k *Kube) GetCRD(ctx context.Context, name string) (*CRD, error) {
-	b, err := k.disc.RESTClient().Get().AbsPath("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", name).DoRaw(ctx)
-	if apierrors.IsNotFound(err) {
+	var raw json.RawMessage
+	err := k.do(ctx, http.MethodGet, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"+url.PathEscape(name), nil, &raw)
+	var st *statusError
+	if errors.As(err, &st) && st.code == http.StatusNotFound {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, k.classify("GET customresourcedefinitions/"+name, err)
+		return nil, err
 	}
-	crd, err := ParseCRD(b)
+	crd, err := ParseCRD(raw)
 	if err != nil {
 		return nil, fmt.Errorf("the installed %s: %w", name, err)
 	}
 	return crd, nil
-}
-
-// classify puts a client-go error in its class: refused credentials or
-// rights, or a server that could not be reached.
-func (k *Kube) classify(what string, err error) error {
-	var urlErr *url.Error
-	var netErr net.Error
-	switch {
-	case apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err):
-		return fmt.Errorf("%s at %s: %w: %w", what, k.server, ErrDenied, err)
-	case errors.As(err, &urlErr) || errors.As(err, &netErr):
-		return fmt.Errorf("%s at %s: %w: %w", what, k.server, ErrUnreachable, err)
-	}
-	return fmt.Errorf("%s at %s: %w", what, k.server, err)
 }
