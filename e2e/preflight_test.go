@@ -24,7 +24,7 @@ func TestPreflight(t *testing.T) {
 
 	t.Run("examples pass", func(t *testing.T) {
 		for _, name := range []string{"hello", "cert-manager"} {
-			out, code, stderr := e.preflight(t, filepath.Join(examples, name), "-o", "json")
+			out, code, stderr := e.preflight(t, filepath.Join(examples, name), "--format", "json")
 			var rep struct {
 				ServerVersion string
 				Passed        bool

@@ -38,6 +38,16 @@ type Listing struct {
 	Ignored []string `json:"ignored,omitempty"`
 }
 
+// WriteText writes the tags, lowest version first, one per line.
+func (l Listing) WriteText(w io.Writer) error {
+	for _, v := range l.Versions {
+		if _, err := fmt.Fprintln(w, v.Tag); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ListedVersion is one tag that names a version.
 type ListedVersion struct {
 	Tag     string `json:"tag"`

@@ -22,14 +22,13 @@ func newPreflight(g *globals) *cobra.Command {
 		Short: "Check against the cluster, before any apply, that the add-on's objects would be accepted",
 		Long: `preflight renders the add-on as render does (verified first, with --values, for the server's
 version) and asks the cluster of the kubeconfig (--kubeconfig, --context; in a pod, its service
-account) what kubectl apply would find out half way, writing nothing. kubernetes: the add-on's
-range admits the server's version; served: every kind is served or created by a CRD of the
-add-on or an earlier one of the stack; access: the caller (or --as, --as-group) may create and
-patch every object by name in its namespace; crd: an installed CRD keeps its served and stored
-versions and fields. It warns of a webhook or aggregated API served by the add-on's own Service
-(refusing applies until its pods run). Exit 9 lists findings; 5: unreachable; 6: refused.`,
+account), writing nothing: the add-on's kubernetes range admits the server; every kind is served
+or created by a CRD of it or of an earlier add-on of the stack; the caller (--as, --as-group: that
+user) may create and patch every object by name; an installed CRD keeps its served and stored
+versions and fields. Webhooks served by the add-on's own Service are warned of. Exit 9 lists the
+findings (docs/commands.md, docs/exit-codes.md).`,
 		Example: `  addonpack preflight localhost:5000/addons/hello:0.1.0 --key release.pub --values my-hello.yaml
-  addonpack preflight ./hello --as system:serviceaccount:addonpack-system:addonpack-installer -o json
+  addonpack preflight ./hello --as system:serviceaccount:addonpack-system:addonpack-installer --format json
   addonpack preflight --stack addons.yaml --key release.pub`,
 		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -83,6 +82,6 @@ versions and fields. It warns of a webhook or aggregated API served by the add-o
 	fl.StringArrayVar(&cfg.AsGroups, "as-group", nil, "a group to review access for (repeatable)")
 	vf.add(cmd, true)
 	vr.add(cmd)
-	addFormat(cmd, &f, true)
+	addFormat(cmd, &f, false)
 	return cmd
 }

@@ -73,7 +73,7 @@ func TestPreflight(t *testing.T) {
 	}
 
 	// JSON: the report, also when a check fails; the reviews asked for bob.
-	r := run(t, env, "preflight", src, "--as", "bob", "--as-group", "dev", "-o", "json")
+	r := run(t, env, "preflight", src, "--as", "bob", "--as-group", "dev", "--format", "json")
 	var rep struct {
 		ServerVersion, User string
 		Groups              []string
