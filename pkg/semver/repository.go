@@ -74,17 +74,6 @@ func ListRepository(ctx context.Context, l TagLister, repo registry.Reference, o
 	return out, nil
 }
 
-// WriteText writes the listing as `addonpack versions` prints it: one tag
-// a line, lowest first.
-func (l Listing) WriteText(w io.Writer) error {
-	for _, v := range l.Versions {
-		if _, err := fmt.Fprintln(w, v.Tag); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // Resolved is the tag a range resolved to.
 type Resolved struct {
 	// Ref is the repository with the chosen tag (and, from Pin, the digest
