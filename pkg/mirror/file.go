@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	yamlv3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/yaml"
 
 	"github.com/addonpack/addonpack/pkg/consume"
@@ -19,6 +18,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/schema"
 	"github.com/addonpack/addonpack/pkg/semver"
+	"github.com/addonpack/addonpack/pkg/spec"
 	"github.com/addonpack/addonpack/pkg/verify"
 	"github.com/addonpack/addonpack/specs"
 )
@@ -112,7 +112,7 @@ func Parse(raw []byte, name string) (*Mirror, error) {
 	if len(raw) > MaxFileSize {
 		return nil, fail("larger than %d bytes", MaxFileSize)
 	}
-	if n, err := countDocuments(raw); err != nil || n != 1 {
+	if n, err := spec.CountDocuments(raw); err != nil || n != 1 {
 		return nil, fail("must hold exactly one YAML document, found %d (%v)", n, err)
 	}
 	js, err := yaml.YAMLToJSONStrict(raw)
@@ -193,24 +193,6 @@ func policyForm(js []byte) error {
 		return errors.New("policy.requireProvenance goes with keys (a policy file says it in its scopes)")
 	}
 	return nil
-}
-
-// countDocuments counts the YAML documents of raw (a second one would be
-// ignored by the JSON conversion: it is refused instead).
-func countDocuments(raw []byte) (int, error) {
-	dec := yamlv3.NewDecoder(bytes.NewReader(raw))
-	n := 0
-	for {
-		var node yamlv3.Node
-		err := dec.Decode(&node)
-		if errors.Is(err, io.EOF) {
-			return n, nil
-		}
-		if err != nil {
-			return n, err
-		}
-		n++
-	}
 }
 
 // rel is p relative to the mirror file's directory, unless absolute.

@@ -15,7 +15,7 @@ func (p *Plan) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "keep    %-14s %s  %s\n", k.Tag, k.Digest, k.Reason)
 	}
 	for _, it := range p.Delete {
-		fmt.Fprintf(&b, "delete  %s\n", describeItem(it))
+		fmt.Fprintf(&b, "delete  %s\n", it)
 	}
 	for _, s := range p.Skipped {
 		fmt.Fprintf(&b, "skip    %s\n", describeSkip(s))
@@ -28,7 +28,7 @@ func (p *Plan) WriteText(w io.Writer) error {
 func (r *Result) WriteText(w io.Writer) error {
 	var b strings.Builder
 	for _, it := range r.Deleted {
-		fmt.Fprintf(&b, "deleted %s\n", describeItem(it))
+		fmt.Fprintf(&b, "deleted %s\n", it)
 	}
 	for _, s := range r.Skipped {
 		fmt.Fprintf(&b, "skipped %s\n", describeSkip(s))
@@ -51,20 +51,3 @@ func describeSkip(s Skip) string {
 	return out + "  " + s.Reason
 }
 
-// describeItem is one line of a plan: kind, digest, tags, and what it vouches for.
-func describeItem(it Item) string {
-	s := fmt.Sprintf("%-8s %s", it.Kind, it.Digest)
-	if len(it.Tags) > 0 {
-		s += " " + strings.Join(it.Tags, ",")
-	}
-	if it.ArtifactType != "" {
-		s += " (" + it.ArtifactType + ")"
-	}
-	switch {
-	case it.Orphan:
-		s += "  left over: its subject is gone"
-	case it.Kind != KindRelease && it.Kind != KindUntag:
-		s += "  of release " + it.Release
-	}
-	return s
-}

@@ -63,7 +63,7 @@ func decodeDocument(data []byte, file string) (any, error) {
 	if len(data) > MaxDocumentSize {
 		return nil, &FieldError{File: file, Msg: fmt.Sprintf("document is %d bytes, more than the limit of %d", len(data), MaxDocumentSize)}
 	}
-	if n, err := countDocuments(data); err != nil {
+	if n, err := CountDocuments(data); err != nil {
 		return nil, &FieldError{File: file, Msg: "not valid YAML: " + err.Error()}
 	} else if n != 1 {
 		return nil, &FieldError{File: file, Msg: fmt.Sprintf("must hold exactly one YAML document, found %d", n)}
@@ -84,7 +84,10 @@ func decodeDocument(data []byte, file string) (any, error) {
 	return v, nil
 }
 
-func countDocuments(data []byte) (int, error) {
+// CountDocuments counts the YAML documents of data: a reader that takes one
+// document refuses more, since the JSON conversion would drop the rest
+// silently (addon.yaml; a Mirror file).
+func CountDocuments(data []byte) (int, error) {
 	dec := yamlv3.NewDecoder(bytes.NewReader(data))
 	n := 0
 	for {
