@@ -94,8 +94,8 @@ func TestUseCaseCIStackWorkflow(t *testing.T) {
 		if failed != "" {
 			t.Fatalf("step %q failed:\n%s", failed, out)
 		}
-		if !slices.Contains(r.ranSteps, "Plan upgrades") || !strings.Contains(out, "nothing to upgrade") {
-			t.Errorf("the scheduled run did not plan the upgrades (ran %q):\n%s", r.ranSteps, out)
+		if !slices.Contains(r.ranSteps, "Plan upgrades") || !strings.Contains(r.logs["Plan upgrades"], "nothing to upgrade") {
+			t.Errorf("the scheduled run did not plan the upgrades (ran %q):\n%s", r.ranSteps, r.logs["Plan upgrades"])
 		}
 		if got, _ := os.ReadFile(filepath.Join(r.workspace, stack.LockName)); string(got) != string(locked) {
 			t.Errorf("lock --update of an unmoved registry changed the lock:\n%s", got)

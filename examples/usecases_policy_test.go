@@ -96,10 +96,17 @@ func TestUseCasePolicy(t *testing.T) {
 	if kinds := kindsOf(objs); !slices.Equal(kinds, []string{"Deployment", "Namespace", "Service", "ServiceAccount"}) {
 		t.Errorf("rendered kinds %v", kinds)
 	}
-	// And the verdict in data form names the two signers and the provenance.
-	out, code := addonpack(t, dir, []string{"HOME=" + filepath.Join(dir, "home")}, "verify", reg.Host()+"/addons/hello:0.1.0", "--policy", "policy.yaml", "--format", "json")
+	// The render's verification is remembered: verify answers from the
+	// cache, saying so; afresh (--no-cache) the verdict in data form names
+	// the two signers and the provenance.
+	home := []string{"HOME=" + filepath.Join(dir, "home")}
+	out, code := addonpack(t, dir, home, "verify", reg.Host()+"/addons/hello:0.1.0", "--policy", "policy.yaml", "--format", "json")
+	if code != 0 || !strings.Contains(out, `"cached": true`) {
+		t.Errorf("verify --format json after render: exit %d\n%s", code, out)
+	}
+	out, code = addonpack(t, dir, home, "verify", reg.Host()+"/addons/hello:0.1.0", "--policy", "policy.yaml", "--format", "json", "--no-cache")
 	if code != 0 || !strings.Contains(out, `"threshold": 2`) || strings.Count(out, `"sha256:`) < 2 {
-		t.Errorf("verify -o json: exit %d\n%s", code, out)
+		t.Errorf("verify --format json --no-cache: exit %d\n%s", code, out)
 	}
 }
 
