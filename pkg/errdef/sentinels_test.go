@@ -22,6 +22,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/keys"
 	"github.com/addonpack/addonpack/pkg/layout"
 	"github.com/addonpack/addonpack/pkg/mirror"
+	"github.com/addonpack/addonpack/pkg/preflight"
 	"github.com/addonpack/addonpack/pkg/provenance"
 	"github.com/addonpack/addonpack/pkg/prune"
 	"github.com/addonpack/addonpack/pkg/push"
@@ -90,6 +91,14 @@ var sentinels = map[string]error{
 	"registry.ErrUnauthorized":      registry.ErrUnauthorized,
 	"registry.ErrUnreachable":       registry.ErrUnreachable,
 	"mirror.ErrFile":                mirror.ErrFile,
+	"preflight.ErrFailed":           preflight.ErrFailed,
+	"preflight.ErrUnreachable":      preflight.ErrUnreachable,
+	"preflight.ErrDenied":           preflight.ErrDenied,
+	"preflight.ErrKubeconfig":       preflight.ErrKubeconfig,
+	"upgrade.ErrValuesBreak":        upgrade.ErrValuesBreak,
+	"upgrade.ErrUpgradable":         upgrade.ErrUpgradable,
+	"stack.ErrPolicy":               stack.ErrPolicy,
+	"stack.ErrDowngrade":            stack.ErrDowngrade,
 	"mirror.ErrDrift":               mirror.ErrDrift,
 	"mirror.ErrOptions":             mirror.ErrOptions,
 	"mirror.ErrNotMirrorTarball":    mirror.ErrNotMirrorTarball,
