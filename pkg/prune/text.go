@@ -50,4 +50,3 @@ func describeSkip(s Skip) string {
 	}
 	return out + "  " + s.Reason
 }
-
