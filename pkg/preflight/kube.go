@@ -137,9 +137,14 @@ func (k *Kube) do(ctx context.Context, method, path string, in, out any) error {
 		return fmt.Errorf("%s %s at %s: %w: %w", method, path, k.base, ErrUnreachable, err)
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse+1))
 	if err != nil {
 		return fmt.Errorf("%s %s at %s: %w: %w", method, path, k.base, ErrUnreachable, err)
+	}
+	// Refused in words, not decoded cut short (which would read as a
+	// malformed answer, or worse, as a shorter valid one).
+	if len(b) > maxResponse {
+		return fmt.Errorf("%s %s at %s: %w: the answer is larger than %d MiB", method, path, k.base, ErrUnreachable, maxResponse>>20)
 	}
 	if resp.StatusCode/100 != 2 {
 		var st metav1.Status
