@@ -159,10 +159,13 @@ func (e *env) namespace(t *testing.T, base string) string {
 	e.mustKubectl(t, nil, "create", "namespace", ns)
 	// The Flux objects go, so a later run on the same cluster does not find
 	// them re-applying an old artifact from a registry that is gone. prune
-	// off first: pruning would delete the hello Namespace, which would stay
+	// off first: pruning would delete the add-on's Namespace, which would stay
 	// Terminating for ever without kube-controller-manager.
 	t.Cleanup(func() {
-		_, _ = e.kubectlRun(t, nil, "patch", "kustomization", "-n", ns, "hello", "--type", "merge", "-p", `{"spec":{"prune":false}}`)
+		names, _ := e.kubectlRun(t, nil, "get", "kustomization", "-n", ns, "-o", "name")
+		for _, k := range strings.Fields(names) {
+			_, _ = e.kubectlRun(t, nil, "patch", k, "-n", ns, "--type", "merge", "-p", `{"spec":{"prune":false}}`)
+		}
 		// Waiting until kustomize-controller has let go: one still
 		// reconciling would re-apply what the test deletes next.
 		_, _ = e.kubectlRun(t, nil, "delete", "kustomization,ocirepository", "-n", ns, "--all", "--timeout", "60s")

@@ -268,7 +268,9 @@ up() {
   # render --for flux sets wait: true, and with no kubelet no health check
   # ever passes: without this documented gate a changed Kustomization (new
   # values) waits out the previous 5-minute health check before it applies.
-  start_controller kustomize-controller --feature-gates CancelHealthCheckOnNewRevision=true
+  # --requeue-dependency: a Kustomization whose dependsOn is not Ready yet
+  # looks again after 5 s instead of 30 s (the stack test waits on it).
+  start_controller kustomize-controller --feature-gates CancelHealthCheckOnNewRevision=true --requeue-dependency 5s
   log "source-controller and kustomize-controller running; cluster up in $((SECONDS - begin))s"
   log "KUBECONFIG=$KUBECONFIG_FILE"
   echo "$KUBECONFIG_FILE"

@@ -136,7 +136,7 @@ func compile(data []byte, name string, limits Limits) (*Schema, error) {
 		var ve *jsonschema.ValidationError
 		if errors.As(err, &se) && errors.As(se.Err, &ve) {
 			msg = "not valid against the JSON Schema metaschema:"
-			for _, fe := range flatten(ve, jsonPointer) {
+			for _, fe := range flatten(ve, jsonPointer, false) {
 				msg += "\n  " + fe.String()
 			}
 		}

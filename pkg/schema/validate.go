@@ -47,24 +47,16 @@ func (e *ValidationError) Unwrap() error { return ErrInvalid }
 // Validate validates a config spec (decoded JSON: map[string]any, []any, string,
 // float64 or json.Number, bool, nil) and returns nil or a *ValidationError with
 // every failing field.
-func (s *Schema) Validate(spec any) error {
-	err := s.compiled.Validate(spec)
-	if err == nil {
-		return nil
-	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return fmt.Errorf("%w: %w", ErrInvalid, err)
-	}
-	return &ValidationError{Errors: flatten(ve, func(loc []string) string { return fieldPath(spec, loc) })}
-}
+func (s *Schema) Validate(spec any) error { return s.validate(spec, false) }
 
 // ValidatePartial is Validate for an object that is only part of what will
 // be validated: a user's config object before it is merged over packed
 // defaults it cannot see (upgrade plan reads a candidate's config blob, not
 // its content). Missing required properties are not reported; everything
 // the object holds is checked as Validate checks it.
-func (s *Schema) ValidatePartial(spec any) error {
+func (s *Schema) ValidatePartial(spec any) error { return s.validate(spec, true) }
+
+func (s *Schema) validate(spec any, partial bool) error {
 	err := s.compiled.Validate(spec)
 	if err == nil {
 		return nil
@@ -73,28 +65,18 @@ func (s *Schema) ValidatePartial(spec any) error {
 	if !errors.As(err, &ve) {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	c := collector{path: func(loc []string) string { return fieldPath(spec, loc) }, seen: map[FieldError]bool{}, partial: true}
-	c.collect(ve)
-	if len(c.out) == 0 {
-		return nil
-	}
-	slices.SortStableFunc(c.out, func(a, b located) int {
-		if n := compareLoc(a.loc, b.loc); n != 0 {
-			return n
-		}
-		return strings.Compare(a.Message, b.Message)
-	})
-	out := make([]FieldError, len(c.out))
-	for i, l := range c.out {
-		out[i] = l.FieldError
+	out := flatten(ve, func(loc []string) string { return fieldPath(spec, loc) }, partial)
+	if partial && len(out) == 0 {
+		return nil // only missing required properties failed
 	}
 	return &ValidationError{Errors: out}
 }
 
-// flatten lists the leaf errors of a jsonschema error tree, sorted by location,
-// with paths rendered by path.
-func flatten(ve *jsonschema.ValidationError, path func(loc []string) string) []FieldError {
-	c := collector{path: path, seen: map[FieldError]bool{}}
+// flatten lists the leaf errors of a jsonschema error tree, sorted by
+// location, with paths rendered by path; partial leaves out missing required
+// properties.
+func flatten(ve *jsonschema.ValidationError, path func(loc []string) string, partial bool) []FieldError {
+	c := collector{path: path, seen: map[FieldError]bool{}, partial: partial}
 	c.collect(ve)
 	slices.SortStableFunc(c.out, func(a, b located) int {
 		if n := compareLoc(a.loc, b.loc); n != 0 {
