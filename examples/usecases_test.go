@@ -12,33 +12,12 @@
 package examples_test
 
 import (
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/addonpack/addonpack/internal/testbin"
 )
 
 // addonpackBin is the CLI built from this repository once per test binary.
 var addonpackBin string
 
-func TestMain(m *testing.M) {
-	code := func() int {
-		dir, err := os.MkdirTemp("", "addonpack-usecases-bin-")
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		defer os.RemoveAll(dir)
-		addonpackBin = filepath.Join(dir, "addonpack")
-		build := exec.Command("go", "build", "-o", addonpackBin, "./cmd/addonpack")
-		build.Dir = ".."
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "building addonpack:", err)
-			return 1
-		}
-		return m.Run()
-	}()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, "..", &addonpackBin) }
