@@ -289,13 +289,10 @@ func orEmpty(v any) any {
 	return v
 }
 
-// FromBlob is the config type of an artifact as its config blob gives it:
-// addon.yaml a, the canonical schema and the older versions' schemas
-// (spec.ConversionBlob; nil without conversion). No package content is
-// read: there are no packed defaults (Defaults is nil) and no profiles —
-// enough to convert and check a user's object (upgrade plan) without
-// downloading the content layer. Nil when a declares no config type.
-func FromBlob(ctx context.Context, a *spec.Addon, schemaJSON []byte, conv *spec.ConversionBlob, limits schema.Limits) (*Type, error) {
+// blobType is the add-on's config type as its config blob states it: the
+// current schema compiled (counted), without conversion or profiles; nil
+// when the add-on has no config.
+func blobType(ctx context.Context, a *spec.Addon, schemaJSON []byte, limits schema.Limits) (*Type, error) {
 	c := a.Spec.Config
 	if c == nil {
 		return nil, nil
@@ -305,7 +302,21 @@ func FromBlob(ctx context.Context, a *spec.Addon, schemaJSON []byte, conv *spec.
 	if err != nil {
 		return nil, err
 	}
-	t := &Type{APIVersion: c.APIVersion, Kind: c.Kind, Name: a.Metadata.Name, Schema: sch, SchemaFile: c.Schema, Components: c.Components}
+	return &Type{APIVersion: c.APIVersion, Kind: c.Kind, Name: a.Metadata.Name, Schema: sch, SchemaFile: c.Schema, Components: c.Components}, nil
+}
+
+// FromBlob is the config type of an artifact as its config blob gives it:
+// addon.yaml a, the canonical schema and the older versions' schemas
+// (spec.ConversionBlob; nil without conversion). No package content is
+// read: there are no packed defaults (Defaults is nil) and no profiles —
+// enough to convert and check a user's object (upgrade plan) without
+// downloading the content layer. Nil when a declares no config type.
+func FromBlob(ctx context.Context, a *spec.Addon, schemaJSON []byte, conv *spec.ConversionBlob, limits schema.Limits) (*Type, error) {
+	t, err := blobType(ctx, a, schemaJSON, limits)
+	if t == nil || err != nil {
+		return nil, err
+	}
+	c := a.Spec.Config
 	if c.Conversion == nil {
 		return t, nil
 	}

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/addonpack/addonpack/internal/tally"
 	"github.com/addonpack/addonpack/pkg/schema"
 	"github.com/addonpack/addonpack/pkg/semver"
 	"github.com/addonpack/addonpack/pkg/spec"
@@ -294,17 +293,10 @@ func (t *Type) Profiles() ([]Profile, error) {
 // Overlays' defaults files are not read: they select no profile. Nil for an
 // add-on without a config type or without profiles.
 func ProfilesOf(ctx context.Context, a *spec.Addon, schemaJSON []byte, limits schema.Limits) ([]Profile, error) {
-	c := a.Spec.Config
-	if c == nil {
-		return nil, nil
-	}
-	tally.Add(ctx, tally.SchemaCompile)
-	sch, err := schema.Compile(schemaJSON, c.Schema, limits)
-	if err != nil {
+	t, err := blobType(ctx, a, schemaJSON, limits)
+	if t == nil || err != nil {
 		return nil, err
 	}
-	t := &Type{APIVersion: c.APIVersion, Kind: c.Kind, Name: a.Metadata.Name, Schema: sch,
-		SchemaFile: c.Schema, Components: c.Components}
 	if err := t.loadProfiles(nil, a, func(p string) string { return p }); err != nil {
 		return nil, err
 	}
