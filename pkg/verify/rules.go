@@ -74,16 +74,25 @@ func checkRules(scope *Scope, cands []candidate, addon map[string]any) ([]RuleRe
 	if addon != nil {
 		vars["addon"] = addon
 	}
+	// Each statement is decoded once, however many rules read it (an SBOM
+	// of thousands of components, read by two rules and as attestations).
+	decoded := make([]*statementValue, len(cands))
+	decode := func(i int) *statementValue {
+		if decoded[i] == nil {
+			decoded[i] = decodeStatement(cands[i])
+		}
+		return decoded[i]
+	}
 	if names(scope.Attestations, "attestations") {
-		vars["attestations"] = validPredicates(cands)
+		vars["attestations"] = validPredicates(cands, decode)
 	}
 	for _, r := range scope.Attestations {
 		res := RuleResult{Name: r.Name, PredicateType: r.PredicateType}
-		for _, c := range cands {
+		for i, c := range cands {
 			if c.Verdict != Valid || c.statement == nil || c.Kind == "signature" || !predicateMatches(r.PredicateType, c.PredicateType) {
 				continue
 			}
-			ok, err := r.holds(c, vars)
+			ok, err := r.holds(c, decode(i), vars)
 			if ok {
 				res.Holds, res.Location, res.Reasons = true, c.Location, nil
 				break
@@ -106,21 +115,34 @@ func checkRules(scope *Scope, cands []candidate, addon map[string]any) ([]RuleRe
 	return results, errs
 }
 
-// holds evaluates r's condition over c's verified statement; shared holds
-// the variables that do not depend on c (addon, attestations).
-func (r AttestationRule) holds(c candidate, shared map[string]any) (bool, error) {
+// statementValue is a verified statement's predicate and subject decoded
+// for CEL (numbers kept exact); err says which of the two is not JSON.
+type statementValue struct {
+	predicate, subject any
+	err                error
+}
+
+func decodeStatement(c candidate) *statementValue {
+	var v statementValue
+	var err error
+	if v.predicate, err = jsonValue(c.statement.Predicate); err != nil {
+		v.err = fmt.Errorf("predicate: %w", err)
+	} else if v.subject, err = jsonValue(c.statement.Subject); err != nil {
+		v.err = fmt.Errorf("subject: %w", err)
+	}
+	return &v
+}
+
+// holds evaluates r's condition over c's verified statement, decoded as d;
+// shared holds the variables that do not depend on c (addon, attestations).
+func (r AttestationRule) holds(c candidate, d *statementValue, shared map[string]any) (bool, error) {
 	if r.cond == nil {
 		return true, nil
 	}
-	pred, err := jsonValue(c.statement.Predicate)
-	if err != nil {
-		return false, fmt.Errorf("predicate: %w", err)
+	if d.err != nil {
+		return false, d.err
 	}
-	subj, err := jsonValue(c.statement.Subject)
-	if err != nil {
-		return false, fmt.Errorf("subject: %w", err)
-	}
-	vars := map[string]any{"predicateType": c.statement.PredicateType, "predicate": pred, "subject": subj}
+	vars := map[string]any{"predicateType": c.statement.PredicateType, "predicate": d.predicate, "subject": d.subject}
 	for k, v := range shared {
 		vars[k] = v
 	}
@@ -129,20 +151,20 @@ func (r AttestationRule) holds(c candidate, shared map[string]any) (bool, error)
 
 // validPredicates maps each predicate type to the predicates of the valid
 // attestations of that type: what a condition reads as attestations (an
-// OpenVEX statement beside a vulnerability report). A predicate that is not
+// OpenVEX statement beside a vulnerability report). A statement that is not
 // JSON is left out (it cannot have verified as a statement anyway).
-func validPredicates(cands []candidate) map[string]any {
+func validPredicates(cands []candidate, decode func(int) *statementValue) map[string]any {
 	out := map[string]any{}
-	for _, c := range cands {
+	for i, c := range cands {
 		if c.Verdict != Valid || c.statement == nil || c.Kind == "signature" {
 			continue
 		}
-		v, err := jsonValue(c.statement.Predicate)
-		if err != nil {
+		d := decode(i)
+		if d.err != nil {
 			continue
 		}
 		l, _ := out[c.statement.PredicateType].([]any)
-		out[c.statement.PredicateType] = append(l, v)
+		out[c.statement.PredicateType] = append(l, d.predicate)
 	}
 	return out
 }
