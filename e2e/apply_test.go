@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -87,7 +88,7 @@ func (e *env) applyStaged(t *testing.T, manager string, s stages) map[string]str
 		if i == 0 {
 			for _, crd := range stage {
 				name := crd["metadata"].(map[string]any)["name"].(string)
-				e.mustKubectl(t, nil, "wait", "--for", "condition=Established", "--timeout", "60s", "crd/"+name)
+				e.waitEstablished(t, name)
 			}
 		}
 	}
@@ -146,4 +147,15 @@ func (e *env) writeTemp(t *testing.T, name string, data []byte) string {
 
 func describe(s stages) string {
 	return fmt.Sprintf("%d CRDs, %d objects, %d webhook configurations/APIServices", len(s.crds), len(s.objects), len(s.last))
+}
+
+// waitEstablished waits for the CRD name to be Established. (kubectl wait
+// right after the CRD is created can fail before the API server has written
+// its first status: "accessor error: <nil>".)
+func (e *env) waitEstablished(t *testing.T, name string) {
+	t.Helper()
+	eventually(t, "CRD "+name+" Established", time.Minute, func() (bool, string) {
+		out, err := e.kubectlRun(t, nil, "get", "crd", name, "-o", `jsonpath={.status.conditions[?(@.type=="Established")].status}`)
+		return err == nil && out == "True", fmt.Sprintf("Established=%q %v", out, err)
+	})
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // notApplied names every directory under examples/ that is neither an
@@ -175,12 +177,18 @@ func TestCustomResourceBeforeItsCRD(t *testing.T) {
 //     kustomize must build the objects render gave, so under the same field
 //     manager nothing moves (want: each object's resourceVersion after the
 //     render applies);
-//   - pull -o DIR, the package as published: it must apply, and a second
-//     apply must change nothing.
+//   - pull -o DIR, the package as published (its own kustomization, the
+//     components render would choose by the config not wired in): it must
+//     apply, and a second apply must change nothing. It is applied under the
+//     same field manager, as a user switching from one to the other would:
+//     its objects differ from render's (cert-manager's env fieldRefs, the
+//     autoscaler's args), and under another manager those fields conflict.
 func (e *env) pullApplyK(t *testing.T, manager, src, key, kubeVersion string, want map[string]string) {
 	t.Helper()
 	name := filepath.Base(src)
-	ref := e.registry + "/examples/" + name + ":e2e"
+	// The repository must name the add-on (greeter-v1 and greeter-v2 are
+	// both greeter); the tag tells the directories apart.
+	ref := e.registry + "/examples/" + addonName(t, src) + ":e2e-" + name
 	e.mustAddonpack(t, "push", src, ref, "--key", key+".key")
 
 	rendered := filepath.Join(e.work, "rendered-"+name)
@@ -194,8 +202,8 @@ func (e *env) pullApplyK(t *testing.T, manager, src, key, kubeVersion string, wa
 
 	pulled := filepath.Join(e.work, "pulled-"+name)
 	e.mustAddonpack(t, "pull", ref, "-o", pulled, "--key", key+".pub")
-	first := resourceVersions(t, e.mustKubectl(t, nil, "apply", "--server-side", "--field-manager", manager+"-pulled", "-o", "json", "-k", pulled))
-	second := resourceVersions(t, e.mustKubectl(t, nil, "apply", "--server-side", "--field-manager", manager+"-pulled", "-o", "json", "-k", pulled))
+	first := resourceVersions(t, e.mustKubectl(t, nil, "apply", "--server-side", "--field-manager", manager, "-o", "json", "-k", pulled))
+	second := resourceVersions(t, e.mustKubectl(t, nil, "apply", "--server-side", "--field-manager", manager, "-o", "json", "-k", pulled))
 	if d := versionDiff(first, second); d != "" {
 		t.Fatalf("pull + kubectl apply -k: the second apply changed objects: %s", d)
 	}
@@ -246,4 +254,20 @@ func (e *env) serverVersion(t *testing.T) string {
 func exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// addonName is metadata.name of DIR/addon.yaml.
+func addonName(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "addon.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a struct {
+		Metadata struct{ Name string }
+	}
+	if err := yaml.Unmarshal(b, &a); err != nil || a.Metadata.Name == "" {
+		t.Fatalf("%s/addon.yaml: no metadata.name (%v)", dir, err)
+	}
+	return a.Metadata.Name
 }

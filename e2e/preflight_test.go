@@ -64,7 +64,7 @@ func TestPreflight(t *testing.T) {
 		t.Cleanup(func() {
 			_, _ = e.kubectlRun(t, nil, "delete", "crd", "gadgets.preflight-e2e.example.com", "--ignore-not-found")
 		})
-		e.mustKubectl(t, nil, "wait", "--for=condition=Established", "--timeout=60s", "crd/gadgets.preflight-e2e.example.com")
+		e.waitEstablished(t, "gadgets.preflight-e2e.example.com")
 		dir := e.helloCopy(t, map[string]string{"crd.yaml": crdYAML("v1")}, "")
 		e.wantFinding(t, dir, "crd: apiextensions.k8s.io/v1 CustomResourceDefinition gadgets.preflight-e2e.example.com: the installed CRD serves v1beta1, the add-on's does not")
 		// The same CRD, all versions kept: no finding.
