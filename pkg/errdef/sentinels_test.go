@@ -99,6 +99,7 @@ var sentinels = map[string]error{
 	"upgrade.ErrUpgradable":         upgrade.ErrUpgradable,
 	"stack.ErrPolicy":               stack.ErrPolicy,
 	"stack.ErrDowngrade":            stack.ErrDowngrade,
+	"stack.ErrSignerChange":         stack.ErrSignerChange,
 	"mirror.ErrDrift":               mirror.ErrDrift,
 	"mirror.ErrOptions":             mirror.ErrOptions,
 	"mirror.ErrNotMirrorTarball":    mirror.ErrNotMirrorTarball,

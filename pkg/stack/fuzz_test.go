@@ -44,8 +44,9 @@ func FuzzParse(f *testing.F) {
 // FuzzParseLock holds the lock reader to no panics, in bounded work, and to
 // locks a resolution could have written whenever it accepts one: unique
 // names, an order that is a permutation of the entries with dependencies
-// first, and a canonical form that reads back the same. Seeded with the
-// golden locks and hand edits of them that must be refused.
+// first, signers only in a v1alpha2 lock, and a canonical form that reads
+// back the same. Seeded with the golden locks, hand edits of them that must
+// be refused, and the spec's lock vectors.
 func FuzzParseLock(f *testing.F) {
 	for _, name := range []string{"operator.lock", "webhook.lock", "downgraded.lock"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
@@ -60,6 +61,19 @@ func FuzzParseLock(f *testing.F) {
 		f.Add([]byte(strings.Replace(string(b), "addons:\n", "addons:\n  - name: cert-manager\n    repository: evil.example/cert-manager\n    version: 1.0.0\n    tag: 1.0.0\n    digest: sha256:"+strings.Repeat("0", 64)+"\n    level: 0\n    requiredBy:\n      - by: stack\n        version: '*'\n", 1)))
 	}
 	f.Add([]byte("apiVersion: addonpack.dev/v1alpha1\nkind: StackLock\naddons: []\norder: []\n"))
+	// The spec's vectors: signers (keys and keyless identities) and their
+	// refusals among them.
+	vectors, _ := filepath.Glob(filepath.Join("..", "..", "specs", "testdata", "stack-lock", "*", "*.lock"))
+	if len(vectors) == 0 {
+		f.Fatal("no lock vectors in specs/testdata/stack-lock")
+	}
+	for _, v := range vectors {
+		b, err := os.ReadFile(v)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l, err := parseLock(data, "addons.lock")
 		if err != nil {
@@ -79,6 +93,9 @@ func FuzzParseLock(f *testing.F) {
 			pos[name] = i
 		}
 		for _, a := range l.Addons {
+			if len(a.Signers) > 0 && l.APIVersion != APIVersionV1Alpha2 || len(a.Signers) > MaxSigners {
+				t.Fatalf("accepted %d signers of %s in a %s lock", len(a.Signers), a.Name, l.APIVersion)
+			}
 			i, ok := pos[a.Name]
 			if !ok {
 				t.Fatalf("accepted %s missing from the order", a.Name)

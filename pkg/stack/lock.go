@@ -32,7 +32,11 @@ type LockedAddon struct {
 	Version    string        `yaml:"version" json:"version"`
 	Tag        string        `yaml:"tag,omitempty" json:"tag,omitempty"`
 	Digest     digest.Digest `yaml:"digest" json:"digest"`
-	Level      int           `yaml:"level" json:"level"`
+	// Signers are who signed the artifact: the distinct signers whose
+	// signatures verified Digest when the lock was written (apiVersion
+	// v1alpha2 only; specs/stack.md sections 4.3 and 4.8).
+	Signers []Signer `yaml:"signers,omitempty" json:"signers,omitempty"`
+	Level   int      `yaml:"level" json:"level"`
 	// DowngradedFrom is the version lock --update --allow-downgrade moved
 	// the add-on down from (apiVersion v1alpha2 only; specs/stack.md 4.6).
 	DowngradedFrom string        `yaml:"downgradedFrom,omitempty" json:"downgradedFrom,omitempty"`
@@ -72,7 +76,8 @@ func newLock(nodes map[string]*node) (*Lock, error) {
 	l := &Lock{APIVersion: APIVersion, Kind: KindLock, Order: order(deps, levels)}
 	for _, name := range slices.Sorted(maps.Keys(byName)) {
 		n := byName[name]
-		a := LockedAddon{Name: name, Repository: n.repo.Repo(), Version: n.art.Version.String(), Tag: n.tag, Digest: n.art.Digest, Level: levels[name], DowngradedFrom: n.downgradedFrom}
+		a := LockedAddon{Name: name, Repository: n.repo.Repo(), Version: n.art.Version.String(), Tag: n.tag, Digest: n.art.Digest,
+			Signers: canonicalSigners(n.art.Signers), Level: levels[name], DowngradedFrom: n.downgradedFrom}
 		for _, q := range n.reqs {
 			by := "stack"
 			if q.byName != "" {
@@ -95,12 +100,13 @@ func newLock(nodes map[string]*node) (*Lock, error) {
 }
 
 // settleVersion gives the lock the apiVersion of what it holds: v1alpha2
-// exactly when an entry records a downgrade, so that every other lock stays
-// byte for byte what it was (specs/stack.md section 4.3 item 1).
+// exactly when an entry records a downgrade or its signers, so that every
+// other lock stays byte for byte what it was (specs/stack.md section 4.3
+// item 1).
 func (l *Lock) settleVersion() {
 	l.APIVersion = APIVersion
 	for _, a := range l.Addons {
-		if a.DowngradedFrom != "" {
+		if a.DowngradedFrom != "" || len(a.Signers) > 0 {
 			l.APIVersion = APIVersionV1Alpha2
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/artifact"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/semver"
+	"github.com/addonpack/addonpack/pkg/verify"
 )
 
 // Loader is the consumer path for one reference: resolved once, verified
@@ -18,8 +19,15 @@ type Loader interface {
 	Load(ctx context.Context, ref registry.Reference, name string) (*artifact.Loaded, error)
 }
 
+// SignedLoader is a Loader that also says who signed what it loaded,
+// having verified it afresh (consume.Consumer): a lock records it
+// (specs/stack.md section 4.8).
+type SignedLoader interface {
+	LoadSigned(ctx context.Context, ref registry.Reference, name string) (*artifact.Loaded, []verify.Signer, error)
+}
+
 // Remote is the Registry of a real resolution: tags from a TagLister,
-// artifacts through a Loader.
+// artifacts through a Loader (a SignedLoader's signers are recorded).
 type Remote struct {
 	Tags   semver.TagLister
 	Loader Loader
@@ -37,7 +45,16 @@ func (r Remote) Versions(ctx context.Context, repo registry.Reference) (semver.L
 
 // Open loads ref through the consumer path.
 func (r Remote) Open(ctx context.Context, ref registry.Reference, name string) (Artifact, error) {
-	l, err := r.Loader.Load(ctx, ref, name)
+	var (
+		l       *artifact.Loaded
+		signers []verify.Signer
+		err     error
+	)
+	if sl, ok := r.Loader.(SignedLoader); ok {
+		l, signers, err = sl.LoadSigned(ctx, ref, name)
+	} else {
+		l, err = r.Loader.Load(ctx, ref, name)
+	}
 	if err != nil {
 		return Artifact{}, err
 	}
@@ -45,5 +62,6 @@ func (r Remote) Open(ctx context.Context, ref registry.Reference, name string) (
 	if err != nil {
 		return Artifact{}, fmt.Errorf("%s: spec.version: %w", ref.WithDigest(l.Descriptor.Digest), err)
 	}
-	return Artifact{Digest: l.Descriptor.Digest, Name: l.Addon.Metadata.Name, Version: v, Dependencies: l.Addon.Spec.Dependencies}, nil
+	return Artifact{Digest: l.Descriptor.Digest, Name: l.Addon.Metadata.Name, Version: v, Dependencies: l.Addon.Spec.Dependencies,
+		Signers: fromVerify(signers)}, nil
 }

@@ -32,6 +32,9 @@ type Artifact struct {
 	Name         string
 	Version      semver.Version
 	Dependencies []spec.Dependency
+	// Signers are who signed it (the lock sorts them); none when it was
+	// not verified afresh.
+	Signers []Signer
 }
 
 // Options shape a resolution.
@@ -48,6 +51,9 @@ type Options struct {
 	// AllowDowngrade admits versions below the locked one (within the
 	// policy); a downgrade is recorded in the lock.
 	AllowDowngrade bool
+	// AllowSignerChange lets lock --update move an add-on to an artifact
+	// none of its locked signers signed (specs/stack.md section 4.8).
+	AllowSignerChange bool
 }
 
 // The refusals of lock --update (specs/stack.md section 4.6 item 3).

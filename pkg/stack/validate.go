@@ -67,6 +67,11 @@ func (l *Lock) validate(path string) error {
 			}
 		}
 	}
+	for _, a := range l.Addons {
+		if err := l.checkSigners(a); err != nil {
+			return bad(a.Name, "%v", err)
+		}
+	}
 	if err := l.checkDowngrades(versions, bad); err != nil {
 		return err
 	}
@@ -175,10 +180,12 @@ func checkOrder(l *Lock, deps map[string][]string, levels map[string]int, bad fu
 }
 
 // checkDowngrades refuses a downgrade record no lock --update could have
-// written (specs/stack.md section 4.5 item 1.6).
+// written, and a v1alpha2 lock that records neither a downgrade nor
+// signers (specs/stack.md section 4.5 item 1.6).
 func (l *Lock) checkDowngrades(versions []semver.Version, bad func(name, format string, args ...any) error) error {
 	recorded := false
 	for i, a := range l.Addons {
+		recorded = recorded || len(a.Signers) > 0
 		if a.DowngradedFrom == "" {
 			continue
 		}
@@ -196,7 +203,7 @@ func (l *Lock) checkDowngrades(versions []semver.Version, bad func(name, format 
 		}
 	}
 	if l.APIVersion == APIVersionV1Alpha2 && !recorded {
-		return bad("apiVersion", "%s, but no entry records a downgrade: such a lock is written as %s", APIVersionV1Alpha2, APIVersion)
+		return bad("apiVersion", "%s, but no entry records a downgrade or signers: such a lock is written as %s", APIVersionV1Alpha2, APIVersion)
 	}
 	return nil
 }
