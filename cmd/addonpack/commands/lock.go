@@ -17,6 +17,7 @@ func newLock(g *globals) *cobra.Command {
 		check  bool
 		update bool
 		down   bool
+		signer bool
 		prefer string
 	)
 	cmd := &cobra.Command{
@@ -38,7 +39,10 @@ func newLock(g *globals) *cobra.Command {
 			if check && update {
 				return usageError{fmt.Errorf("give --check or --update, not both")}
 			}
-			opts := stack.Options{AllowDowngrade: down}
+			if signer && !update {
+				return usageError{fmt.Errorf("--allow-signer-change goes with --update")}
+			}
+			opts := stack.Options{AllowDowngrade: down, AllowSignerChange: signer}
 			switch prefer {
 			case "highest":
 			case "lowest":
@@ -87,6 +91,7 @@ func newLock(g *globals) *cobra.Command {
 	cmd.Flags().BoolVar(&check, "check", false, "compare the lock with the stack file and the registries; exit 10 on drift")
 	cmd.Flags().BoolVar(&update, "update", false, "resolve again: all add-ons, or only those named")
 	cmd.Flags().BoolVar(&down, "allow-downgrade", false, "with --update: accept a version below the locked one (recorded in the lock)")
+	cmd.Flags().BoolVar(&signer, "allow-signer-change", false, "with --update: accept a version none of the locked version's signers signed")
 	cmd.Flags().StringVar(&prefer, "prefer", "highest", "which satisfying version to pick: highest or lowest")
 	vf.add(cmd, true)
 	addFormat(cmd, &f, true)
@@ -95,13 +100,15 @@ func newLock(g *globals) *cobra.Command {
 
 const lockHelp = `lock reads the stack file FILE (default addons.yaml), resolves every add-on it names and their
 dependencies (declared in each signed config blob) to the highest version every range admits, and
-writes addons.lock beside FILE: name, repository, signed version, tag, verified digest, who required
-it, and the install order. Each add-on is verified under its own repository's policy scope; a
+writes addons.lock beside FILE: name, repository, signed version, tag, verified digest, who signed it
+(key ids, keyless issuer and subject), who required it, and the install order. Each add-on is verified under its own repository's policy scope; a
 parent's signature never vouches for a dependency. The same registry state gives a byte-identical lock.
 
 --check exits 0 when the lock matches FILE and every locked tag still points at its digest, 10
 otherwise, naming each difference, and 3 for a lock no resolution could have written; with trust
 flags it also binds each add-on's signed name, version and dependencies (exit 3 when they differ).
 --update resolves again (every add-on, or those named; the others stay), moving each only within its
-upgrade policy and never down without --allow-downgrade. Without --key or --policy, the stack file's
-policy is used. The rules: specs/stack.md sections 4.3 to 4.6.`
+upgrade policy and never down without --allow-downgrade, and never to an artifact none of the
+locked signers signed without --allow-signer-change (exit 9 naming the signers, old → new).
+Without --key or --policy, the stack file's policy is used. The rules: specs/stack.md sections 4.3
+to 4.8.`
