@@ -2,6 +2,7 @@ package errdef
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 )
 
@@ -86,3 +87,20 @@ func (s *sentinel) Error() string { return s.msg }
 
 // Unwrap returns the class.
 func (s *sentinel) Unwrap() error { return s.class }
+
+// ErrUsage marks a command-line mistake found by a package that checks
+// options built from flags (a flag that needs another, two that exclude
+// each other). It is in class ErrInvalidArgument; the CLI adds its usage
+// hint to errors that match it.
+var ErrUsage = New(ErrInvalidArgument, "usage")
+
+// Usagef returns an error in ErrUsage whose message is the formatted text
+// alone (fmt.Errorf's %w wraps as usual).
+func Usagef(format string, args ...any) error {
+	return usageErr{fmt.Errorf(format, args...)}
+}
+
+type usageErr struct{ err error }
+
+func (e usageErr) Error() string   { return e.err.Error() }
+func (e usageErr) Unwrap() []error { return []error{e.err, ErrUsage} }

@@ -46,3 +46,11 @@ func TestClassOf(t *testing.T) {
 		})
 	}
 }
+
+func TestUsagef(t *testing.T) {
+	inner := errors.New("inner")
+	err := errdef.Usagef("--x needs --y: %w", inner)
+	if err.Error() != "--x needs --y: inner" || !errors.Is(err, errdef.ErrUsage) || !errors.Is(err, inner) || errdef.ClassOf(err) != errdef.ErrInvalidArgument {
+		t.Fatalf("Usagef: %q, usage %v, inner %v, class %v", err, errors.Is(err, errdef.ErrUsage), errors.Is(err, inner), errdef.ClassOf(err))
+	}
+}

@@ -100,6 +100,7 @@ var sentinels = map[string]error{
 	"stack.ErrPolicy":               stack.ErrPolicy,
 	"stack.ErrDowngrade":            stack.ErrDowngrade,
 	"stack.ErrSignerChange":         stack.ErrSignerChange,
+	"errdef.ErrUsage":               errdef.ErrUsage,
 	"mirror.ErrDrift":               mirror.ErrDrift,
 	"mirror.ErrOptions":             mirror.ErrOptions,
 	"mirror.ErrNotMirrorTarball":    mirror.ErrNotMirrorTarball,

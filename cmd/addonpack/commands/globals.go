@@ -15,6 +15,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/cache"
 	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/deliver"
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/semver"
 )
@@ -180,11 +181,12 @@ func (g *globals) open(ctx context.Context, arg string, vf *verifyFlags, kube se
 	return p, usage(err)
 }
 
-// usage marks the consumer's errors about the command line itself — a
+// usage marks the packages' errors about the command line itself — a
 // reference that does not parse, a layout given without
-// --insecure-skip-verify — as usage errors.
+// --insecure-skip-verify, flags that do not go together (errdef.ErrUsage) —
+// as usage errors.
 func usage(err error) error {
-	if errors.Is(err, registry.ErrInvalidReference) || errors.Is(err, consume.ErrUnverifiable) || errors.Is(err, consume.ErrAmbiguousArg) {
+	if errors.Is(err, registry.ErrInvalidReference) || errors.Is(err, consume.ErrUnverifiable) || errors.Is(err, consume.ErrAmbiguousArg) || errors.Is(err, errdef.ErrUsage) {
 		return usageError{err}
 	}
 	return err

@@ -42,13 +42,13 @@ func newPush(g *globals) *cobra.Command {
 			return exactArgs(2)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if sf.sbom && sf.key == "" && !sf.keyless.enabled() {
+			if sf.sbom && sf.key == "" && !sf.keyless.Enabled() {
 				return usageError{errors.New("--sbom needs --key or --keyless: the SBOM is a signed attestation")}
 			}
 			if sf.sbomUnresolved && !sf.sbom {
 				return usageError{errors.New("--sbom-allow-unresolved goes with --sbom")}
 			}
-			if err := sf.keyless.check(sf.key); err != nil {
+			if err := sf.checkKeyless(); err != nil {
 				return err
 			}
 			if prefix != "" {
@@ -135,7 +135,7 @@ func (g *globals) pushSignOptions(ctx context.Context, sf *signFlags, builderID 
 	}
 	unlock := func(ctx context.Context) (*keys.Signer, error) { return g.signer(ctx, sf.key) }
 	var kl *sign.Keyless
-	if sf.keyless.enabled() {
+	if sf.keyless.Enabled() {
 		if kl, err = g.keyless(ctx, &sf.keyless); err != nil {
 			return nil, err
 		}
