@@ -104,3 +104,16 @@ func kubePoints(ranges []kubeRange, allowed *semver.Range) []semver.Version {
 	slices.SortFunc(points, semver.Version.Compare)
 	return slices.CompactFunc(points, func(a, b semver.Version) bool { return a.Compare(b) == 0 })
 }
+
+// KubeVersionFlag reads --kube-version: the zero version for "" (none
+// given), else ParseKubeVersion's, its error naming the flag.
+func KubeVersionFlag(s string) (semver.Version, error) {
+	if s == "" {
+		return semver.Version{}, nil
+	}
+	v, err := ParseKubeVersion(s)
+	if err != nil {
+		return semver.Version{}, fmt.Errorf("--kube-version: %w", err)
+	}
+	return v, nil
+}

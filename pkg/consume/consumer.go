@@ -3,6 +3,7 @@ package consume
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/addonpack/addonpack/pkg/archive"
 	"github.com/addonpack/addonpack/pkg/artifact"
@@ -167,4 +168,21 @@ func (c *Consumer) limits() *archive.Limits {
 		return nil
 	}
 	return &c.Limits
+}
+
+// UseFluxKey reads the public key file Flux is handed (render --for flux
+// --public-key; "" : none) and makes it FluxKey, the policy every artifact
+// must also pass; it returns the file's PEM.
+func (c *Consumer) UseFluxKey(ctx context.Context, file string, getenv func(string) string) ([]byte, error) {
+	if file == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("--public-key: %w", err)
+	}
+	if c.FluxKey, err = verify.PolicyFromKeys(ctx, []string{file}, verify.KeyOptions{Getenv: getenv}); err != nil {
+		return nil, fmt.Errorf("--public-key: %w", err)
+	}
+	return b, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/addonpack/addonpack/pkg/atomicfile"
 	"github.com/addonpack/addonpack/pkg/convert"
+	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/render"
 )
 
@@ -54,6 +55,20 @@ func (p *Package) RenderConverted(ctx context.Context, values []byte, valuesName
 // ToJSON turns rendered YAML into one indented JSON "v1 List", which
 // `kubectl apply -f` accepts.
 func ToJSON(rendered []byte) ([]byte, error) { return render.ToJSON(rendered) }
+
+// RenderAs is Render in format: "yaml", the multi-document stream, or
+// "json", one v1 List (ToJSON). Any other format is a command-line mistake
+// (errdef.ErrUsage), reported after the package was opened.
+func (p *Package) RenderAs(ctx context.Context, values []byte, valuesName, format string) ([]byte, error) {
+	if format != "yaml" && format != "json" {
+		return nil, errdef.Usagef("--format %q: want yaml, json or kustomize", format)
+	}
+	rendered, err := p.Render(ctx, values, valuesName)
+	if err != nil || format == "yaml" {
+		return rendered, err
+	}
+	return ToJSON(rendered)
+}
 
 // WriteKustomize writes the package tree with the resolved config wired into
 // its kustomization to dir, atomically (see atomicfile.WriteDir). `kubectl apply

@@ -3,12 +3,16 @@ package push
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/addonpack/addonpack/pkg/keys"
 	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/spec"
 )
 
 // Item is one add-on of a batch: a source and where it goes.
@@ -75,4 +79,28 @@ func All(ctx context.Context, dst *registry.Client, items []Item, o BatchOptions
 		}
 	}
 	return out, nil
+}
+
+// ItemsUnder returns the items of push --prefix: each source directory
+// pushed to prefix/NAME:VERSION as its addon.yaml says ('+' written '_' in
+// the tag). parse reads each reference by the caller's rules.
+func ItemsUnder(prefix string, dirs []string, parse func(string) (registry.Reference, error)) ([]Item, error) {
+	items := make([]Item, len(dirs))
+	for i, dir := range dirs {
+		file := filepath.Join(dir, spec.FileName)
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		a, err := spec.ParseAddon(data, file)
+		if err != nil {
+			return nil, err
+		}
+		ref, err := parse(strings.TrimSuffix(prefix, "/") + "/" + a.Metadata.Name + ":" + strings.ReplaceAll(a.Spec.Version, "+", "_"))
+		if err != nil {
+			return nil, err
+		}
+		items[i] = Item{Src: dir, Ref: ref}
+	}
+	return items, nil
 }

@@ -7,6 +7,7 @@ package push
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -193,4 +194,32 @@ func open(ctx context.Context, src string, opts Options) (*opened, error) {
 		return nil, err
 	}
 	return &opened{store: store, root: res.Manifest, build: res, close: store.Close, addon: res.Addon, annotations: res.Annotations}, nil
+}
+
+// WriteNotes writes on log what a push to ref did that its output does not
+// say: the tag it chose for a reference without one, and the images the
+// SBOM records without a digest.
+func (r *Result) WriteNotes(log io.Writer, ref registry.Reference) {
+	if ref.Tag == "" && ref.Digest == "" && r.Tag != "" {
+		fmt.Fprintf(log, "tagged %s: %s names no tag, so the add-on's version is its tag\n", r.Tag, ref)
+	}
+	for _, img := range r.UnresolvedImages {
+		fmt.Fprintf(log, "Warning: the SBOM records image %s without a digest: %s\n", img.Reference, img.Error)
+	}
+}
+
+// WriteText prints the pushed reference on w and each signature and
+// attestation stored, and with what, on log.
+func (r *Result) WriteText(w, log io.Writer) error {
+	if _, err := fmt.Fprintf(w, "%s\n", r.Ref); err != nil {
+		return err
+	}
+	for _, s := range r.Signatures {
+		what := s.Kind // a signature has no predicate type
+		if s.PredicateType != "" {
+			what += " " + s.PredicateType
+		}
+		fmt.Fprintf(log, "%s with %s at %s\n", what, s.SignedBy(), s.Location)
+	}
+	return nil
 }

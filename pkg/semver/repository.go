@@ -5,6 +5,7 @@ package semver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -145,6 +146,22 @@ func Pin(ctx context.Context, c Registry, repo registry.Reference, r Range, opts
 	}
 	res.Ref.Digest = d.Digest
 	return res, nil
+}
+
+// PinOrNone is Pin for a caller that accepts there being no version yet (a
+// first release): when the repository's tags hold no version r matches, or
+// the repository does not exist (its tag list is not found), it returns
+// none, why. Every other failure — an unreachable or denying registry,
+// ambiguous tags, a tag that no longer resolves — is returned as an error.
+func PinOrNone(ctx context.Context, c Registry, repo registry.Reference, r Range, opts RepoOptions) (res Resolved, none string, err error) {
+	if err := CheckRepository(repo, r); err != nil {
+		return Resolved{}, "", err // before ResolveRepository, which ignores a tag
+	}
+	if _, err := ResolveRepository(ctx, c, repo, r, opts); errors.Is(err, ErrNoMatch) || errors.Is(err, registry.ErrNotFound) {
+		return Resolved{}, err.Error(), nil
+	}
+	res, err = Pin(ctx, c, repo, r, opts)
+	return res, "", err
 }
 
 // WarnIgnored writes the warning of specs/stack.md section 1.2 for each tag.

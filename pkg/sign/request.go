@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/addonpack/addonpack/pkg/errdef"
+	"github.com/addonpack/addonpack/pkg/keys"
 )
 
 // KeylessRequest is keyless signing as a command line asks for it — the
@@ -84,4 +86,33 @@ func (r KeylessRequest) Prepare(ctx context.Context, getenv func(string) string)
 		return nil, errdef.Usagef("%w", err)
 	}
 	return kl, nil
+}
+
+// ParseOptions reads the --signature-format and -a key=value flags of a
+// signing command (errdef.ErrUsage when they do not parse).
+func ParseOptions(format string, annotations []string) (Options, error) {
+	f, err := ParseFormat(format)
+	if err != nil {
+		return Options{}, errdef.Usagef("%w", err)
+	}
+	o := Options{Format: f}
+	for _, a := range annotations {
+		k, v, ok := strings.Cut(a, "=")
+		if !ok || k == "" {
+			return Options{}, errdef.Usagef("-a %q: want key=value", a)
+		}
+		if o.Annotations == nil {
+			o.Annotations = map[string]string{}
+		}
+		o.Annotations[k] = v
+	}
+	return o, nil
+}
+
+// SignedBy says who made r: "key ID" (the short id) or "IDENTITY (ISSUER)".
+func (r Result) SignedBy() string {
+	if r.Identity != "" {
+		return fmt.Sprintf("%s (%s)", r.Identity, r.Issuer)
+	}
+	return "key " + keys.ShortID(r.KeyID)
 }

@@ -3,6 +3,7 @@ package stack
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -224,4 +225,45 @@ func writeBoth(path string, st *Stack, l *Lock) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
+}
+
+// StackCopy is what copy --stack did: each add-on's copy and the lock it
+// carried (export) or wrote (import).
+type StackCopy struct {
+	Copies []*relocate.Result `json:"copies"`
+	Lock   *Lock              `json:"lock"`
+	// Wrote is what was written: the tarball, or the stack file and its lock.
+	Wrote string `json:"-"`
+}
+
+// CopyStack is copy --stack FILE: with toTarball, every add-on of the lock
+// of st (FILE, loaded) into one tarball (ExportTarball); otherwise every
+// add-on of the stack tarball fromTarball to dst/NAME, then FILE and its
+// lock written for there (ImportTarball).
+func CopyStack(ctx context.Context, c *registry.Client, st *Stack, file, toTarball, fromTarball string, dst registry.Reference, opts relocate.Options) (*StackCopy, error) {
+	if toTarball != "" {
+		l, err := ReadLock(LockPath(file))
+		if err != nil {
+			return nil, err
+		}
+		results, err := ExportTarball(ctx, c, st, l, toTarball, opts)
+		if err != nil {
+			return nil, err
+		}
+		return &StackCopy{Copies: results, Lock: l, Wrote: toTarball}, nil
+	}
+	l, results, err := ImportTarball(ctx, c, fromTarball, dst, file, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &StackCopy{Copies: results, Lock: l, Wrote: filepath.Clean(file) + " and " + LockPath(file)}, nil
+}
+
+// WriteText prints each copy on log and what was written on w.
+func (s *StackCopy) WriteText(w, log io.Writer) error {
+	for _, r := range s.Copies {
+		fmt.Fprintf(log, "copied %s -> %s (%d manifests)\n", r.Source, r.Destination, len(r.Items))
+	}
+	_, err := fmt.Fprintf(w, "wrote %s\n", s.Wrote)
+	return err
 }

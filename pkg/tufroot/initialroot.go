@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
 )
 
 // ReadInitialRoot reads the initial TUF root.json to trust (--tuf-root),
@@ -24,4 +27,21 @@ func ReadInitialRoot(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w: larger than %d bytes", path, ErrInitialRoot, MaxRootSize)
 	}
 	return b, nil
+}
+
+// UseInitialRoot reads the TUF root.json at path into o.InitialRoot (the
+// --tuf-root flag); without one, only DefaultURL's built-in root can be
+// used: another URL is a command-line mistake (errdef.ErrUsage).
+func (o *Options) UseInitialRoot(path string) error {
+	if path != "" {
+		b, err := ReadInitialRoot(path)
+		if err != nil {
+			return fmt.Errorf("--tuf-root: %w", err)
+		}
+		o.InitialRoot = b
+	}
+	if o.URL != "" && strings.TrimSuffix(o.URL, "/") != DefaultURL && path == "" {
+		return errdef.Usagef("--tuf-url %s needs --tuf-root: the initial root.json to trust for that repository (only the public-good mirror's is built in)", o.URL)
+	}
+	return nil
 }

@@ -75,7 +75,7 @@ certificate for your OIDC identity, logged in Rekor and stored as a Sigstore bun
 				return err
 			}
 			return f.print(g.streams.Out, res, func(w io.Writer) error {
-				_, err := fmt.Fprintf(w, "Attested %s (%s) with %s at %s\n", ref.WithDigest(st.desc.Digest), res.PredicateType, signedBy(*res), res.Location)
+				_, err := fmt.Fprintf(w, "Attested %s (%s) with %s at %s\n", ref.WithDigest(st.desc.Digest), res.PredicateType, res.SignedBy(), res.Location)
 				return err
 			})
 		},

@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -58,28 +57,21 @@ func newCopy(g *globals) *cobra.Command {
 	return cmd
 }
 
+// request is what the flags ask for.
+func (o *copyOptions) request() relocate.Request {
+	return relocate.Request{ToTarball: o.toTarball, FromTarball: o.fromTarball, Stack: o.stk != "",
+		CarryTrustedRoot: o.carryRoot, TrustedRootOut: o.rootOut, KeylessRoot: o.vf.keyless.TrustedRoot != ""}
+}
+
 // args checks the arguments against the mode the flags choose.
 func (o *copyOptions) args(_ *cobra.Command, args []string) error {
-	want := 2
-	if o.toTarball != "" || o.fromTarball != "" {
-		want = 1
-	}
-	if o.toTarball != "" && o.fromTarball != "" {
-		return usageError{errors.New("give --to-tarball or --from-tarball, not both")}
-	}
-	if o.stk != "" {
-		return copyStackArgs(args, o.toTarball, o.fromTarball)
-	}
-	if len(args) != want {
-		return usageError{fmt.Errorf("want %d argument(s) (%s), got %d", want, map[int]string{1: "SRC with --to-tarball, DST with --from-tarball", 2: "SRC DST"}[want], len(args))}
-	}
-	return nil
+	return usage(o.request().CheckArgs(len(args)))
 }
 
 // run copies one artifact (or, with --stack, a locked stack).
 func (o *copyOptions) run(cmd *cobra.Command, args []string) (err error) {
 	ctx := cmd.Context()
-	if err := trustedRootCarryFlags(o.toTarball, o.fromTarball, o.carryRoot, o.rootOut, &o.vf); err != nil {
+	if err := usage(o.request().CheckTrustedRoot()); err != nil {
 		return err
 	}
 	var rootDigest string
@@ -155,37 +147,7 @@ func (o *copyOptions) run(cmd *cobra.Command, args []string) (err error) {
 // print writes the copy's result: what was copied on stderr, the
 // destination on stdout.
 func (o *copyOptions) print(res *relocate.Result) error {
-	return o.f.print(o.g.streams.Out, res, func(w io.Writer) error {
-		for _, it := range res.Items {
-			fmt.Fprintf(o.g.streams.Err, "copied %-8s %s %s\n", it.Kind, it.Descriptor.Digest, it.Tag)
-		}
-		for _, m := range res.Images {
-			fmt.Fprintf(o.g.streams.Err, "image %s -> %s@%s\n", m.Source, m.NewName, m.Digest)
-		}
-		if res.Verification != nil {
-			fmt.Fprintf(o.g.streams.Err, "verified at the destination: signed by %v\n", res.Verification.SignedBy)
-		} else if res.SourceVerification != nil {
-			fmt.Fprintf(o.g.streams.Err, "verified at the source: signed by %v\n", res.SourceVerification.SignedBy)
-		}
-		_, err := fmt.Fprintln(w, res.Destination)
-		return err
-	})
-}
-
-// trustedRootCarryFlags checks where --carry-trusted-root and
-// --trusted-root-out apply: a tarball (of one add-on or a stack), each on
-// its side; a carried root is trusted only through a policy's pinned
-// digest, never as --trusted-root (which pins nothing).
-func trustedRootCarryFlags(toTarball, fromTarball, carry, out string, vf *verifyFlags) error {
-	switch {
-	case carry != "" && toTarball == "":
-		return usageError{errors.New("--carry-trusted-root goes with --to-tarball")}
-	case out != "" && fromTarball == "":
-		return usageError{errors.New("--trusted-root-out goes with --from-tarball")}
-	case out != "" && vf.keyless.TrustedRoot != "":
-		return usageError{errors.New("--trusted-root-out with --trusted-root would trust the carried root without a pinned digest: pin its digest in a --policy instead (specs/policy.md)")}
-	}
-	return nil
+	return o.f.print(o.g.streams.Out, res, func(w io.Writer) error { return res.WriteText(w, o.g.streams.Err) })
 }
 
 const copyHelp = `copy resolves SRC once and copies the artifact by digest to DST's repository with everything

@@ -38,7 +38,7 @@ func newDiff(g *globals) *cobra.Command {
   addonpack diff localhost:5000/addons/hello:0.1.0 localhost:5000/addons/hello:0.2.0 --key release.pub --kube-version v1.30.2`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			kubeVersion, err := g.kubeVersion(kube)
+			kubeVersion, err := config.KubeVersionFlag(kube)
 			if err != nil {
 				return err
 			}

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -51,14 +50,6 @@ func (g *globals) signerFor(ctx context.Context, sf *signFlags, opts *sign.Optio
 	}
 	opts.Keyless, opts.Format = kl, sign.FormatBundle
 	return nil, nil
-}
-
-// signedBy says who made res: "key ID" or "IDENTITY (ISSUER)".
-func signedBy(res sign.Result) string {
-	if res.Identity != "" {
-		return fmt.Sprintf("%s (%s)", res.Identity, res.Issuer)
-	}
-	return "key " + keys.ShortID(res.KeyID)
 }
 
 // signs reports whether push was asked to sign.

@@ -70,25 +70,8 @@ func newPush(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if ref.Tag == "" && ref.Digest == "" && res.Tag != "" {
-				fmt.Fprintf(g.streams.Err, "tagged %s: %s names no tag, so the add-on's version is its tag\n", res.Tag, ref)
-			}
-			for _, img := range res.UnresolvedImages {
-				fmt.Fprintf(g.streams.Err, "Warning: the SBOM records image %s without a digest: %s\n", img.Reference, img.Error)
-			}
-			return f.print(g.streams.Out, res, func(w io.Writer) error {
-				if _, err := fmt.Fprintf(w, "%s\n", res.Ref); err != nil {
-					return err
-				}
-				for _, s := range res.Signatures {
-					what := s.Kind // a signature has no predicate type
-					if s.PredicateType != "" {
-						what += " " + s.PredicateType
-					}
-					fmt.Fprintf(g.streams.Err, "%s with %s at %s\n", what, signedBy(s), s.Location)
-				}
-				return nil
-			})
+			res.WriteNotes(g.streams.Err, ref)
+			return f.print(g.streams.Out, res, func(w io.Writer) error { return res.WriteText(w, g.streams.Err) })
 		},
 	}
 	sf.add(cmd, "sign the pushed digest and attach SLSA provenance with this private key (file, env://VAR or KMS URI)")

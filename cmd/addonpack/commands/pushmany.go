@@ -5,32 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/addonpack/addonpack/pkg/push"
-	"github.com/addonpack/addonpack/pkg/spec"
 )
 
 // pushMany pushes every dir to prefix/<name>:<version> in one process.
 func (g *globals) pushMany(ctx context.Context, prefix string, dirs []string, sf *signFlags, builderID string, lf *limitFlags, f format) error {
-	items := make([]push.Item, len(dirs))
-	for i, dir := range dirs {
-		file := filepath.Join(dir, spec.FileName)
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return fmt.Errorf("%s: %w", file, err)
-		}
-		a, err := spec.ParseAddon(data, file)
-		if err != nil {
-			return err
-		}
-		ref, err := g.reference(strings.TrimSuffix(prefix, "/") + "/" + a.Metadata.Name + ":" + strings.ReplaceAll(a.Spec.Version, "+", "_"))
-		if err != nil {
-			return err
-		}
-		items[i] = push.Item{Src: dir, Ref: ref}
+	items, err := push.ItemsUnder(prefix, dirs, g.reference)
+	if err != nil {
+		return err
 	}
 	c, opts, err := g.pushOptions(ctx, sf, builderID, lf)
 	if err != nil {

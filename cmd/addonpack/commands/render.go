@@ -3,15 +3,12 @@ package commands
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/addonpack/addonpack/pkg/config"
-	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/semver"
-	"github.com/addonpack/addonpack/pkg/verify"
 )
 
 // renderOptions are the flags of render.
@@ -78,7 +75,7 @@ func (o *renderOptions) run(cmd *cobra.Command, args []string) error {
 		}
 		return o.g.renderStack(cmd, o.stackFile, o.format, o.out, o.force, o.forTool, o.keyFile, o.kubeVersion, o.gitops, &o.vf)
 	}
-	kube, err := o.g.kubeVersion(o.kubeVersion)
+	kube, err := config.KubeVersionFlag(o.kubeVersion)
 	if err != nil {
 		return err
 	}
@@ -110,8 +107,7 @@ func (o *renderOptions) renderPackage(ctx context.Context, arg string, kube semv
 		return usage(err)
 	}
 	defer p.Close()
-	switch o.format {
-	case "kustomize":
+	if o.format == "kustomize" {
 		if o.out == "" || o.out == "-" {
 			return usageError{fmt.Errorf("--format kustomize writes a directory: pass -o DIR")}
 		}
@@ -121,19 +117,12 @@ func (o *renderOptions) renderPackage(ctx context.Context, arg string, kube semv
 		}
 		fmt.Fprintf(o.g.streams.Err, "Wrote %s: kubectl apply -k %s\n", o.out, root)
 		return nil
-	case "yaml", "json":
-		rendered, err := p.Render(ctx, data, name)
-		if err != nil {
-			return err
-		}
-		if o.format == "json" {
-			if rendered, err = deliver.ToJSON(rendered); err != nil {
-				return err
-			}
-		}
-		return o.g.write(o.out, rendered)
 	}
-	return usageError{fmt.Errorf("--format %q: want yaml, json or kustomize", o.format)}
+	rendered, err := p.RenderAs(ctx, data, name, o.format)
+	if err != nil {
+		return usage(err)
+	}
+	return o.g.write(o.out, rendered)
 }
 
 // renderFor prints Flux or Argo CD objects for a registry reference; with
@@ -155,7 +144,7 @@ func (g *globals) renderFor(cmd *cobra.Command, arg, tool, values, keyFile strin
 	if err != nil {
 		return err
 	}
-	if gitops.PublicKey, err = g.fluxKey(ctx, c, keyFile); err != nil {
+	if gitops.PublicKey, err = c.UseFluxKey(ctx, keyFile, g.getenv); err != nil {
 		return err
 	}
 	c.KubeVersion = kube
@@ -165,34 +154,6 @@ func (g *globals) renderFor(cmd *cobra.Command, arg, tool, values, keyFile strin
 		return usage(err)
 	}
 	return g.write("-", out)
-}
-
-// fluxKey reads --public-key ("" : none) for c: the PEM Flux is handed,
-// and the policy c checks the artifacts against with it.
-func (g *globals) fluxKey(ctx context.Context, c *consume.Consumer, file string) ([]byte, error) {
-	if file == "" {
-		return nil, nil
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("--public-key: %w", err)
-	}
-	if c.FluxKey, err = verify.PolicyFromKeys(ctx, []string{file}, verify.KeyOptions{Getenv: g.getenv}); err != nil {
-		return nil, fmt.Errorf("--public-key: %w", err)
-	}
-	return b, nil
-}
-
-// kubeVersion reads --kube-version ("" : none).
-func (g *globals) kubeVersion(s string) (semver.Version, error) {
-	if s == "" {
-		return semver.Version{}, nil
-	}
-	v, err := config.ParseKubeVersion(s)
-	if err != nil {
-		return semver.Version{}, fmt.Errorf("--kube-version: %w", err)
-	}
-	return v, nil
 }
 
 const renderHelp = `render fetches the add-on by digest (or reads a source directory), validates --values

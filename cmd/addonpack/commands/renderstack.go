@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/addonpack/addonpack/pkg/config"
 	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/stack"
@@ -22,11 +23,11 @@ func (g *globals) renderStack(cmd *cobra.Command, file, format, out string, forc
 	if kubeVersion == "" {
 		kubeVersion = st.Kubernetes
 	}
-	if c.KubeVersion, err = g.kubeVersion(kubeVersion); err != nil {
+	if c.KubeVersion, err = config.KubeVersionFlag(kubeVersion); err != nil {
 		return err
 	}
 	if tool != "" {
-		if gitops.PublicKey, err = g.fluxKey(cmd.Context(), c, keyFile); err != nil {
+		if gitops.PublicKey, err = c.UseFluxKey(cmd.Context(), keyFile, g.getenv); err != nil {
 			return err
 		}
 		gitops.PlainHTTP = g.plainHTTP

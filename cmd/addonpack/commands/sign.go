@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/spf13/cobra"
@@ -44,22 +43,8 @@ func (s *signFlags) addAnnotations(cmd *cobra.Command) {
 
 // options parses the format and annotations.
 func (s *signFlags) options() (sign.Options, error) {
-	f, err := sign.ParseFormat(s.format)
-	if err != nil {
-		return sign.Options{}, usageError{err}
-	}
-	o := sign.Options{Format: f}
-	for _, a := range s.annotations {
-		k, v, ok := strings.Cut(a, "=")
-		if !ok || k == "" {
-			return sign.Options{}, usageError{fmt.Errorf("-a %q: want key=value", a)}
-		}
-		if o.Annotations == nil {
-			o.Annotations = map[string]string{}
-		}
-		o.Annotations[k] = v
-	}
-	return o, nil
+	o, err := sign.ParseOptions(s.format, s.annotations)
+	return o, usage(err)
 }
 
 // signer unlocks the private key ref names (--key): a file, env://VAR or a
@@ -119,7 +104,7 @@ default to Sigstore's public-good services (--timestamp-server-url "" for no tim
 				return err
 			}
 			return f.print(g.streams.Out, res, func(w io.Writer) error {
-				_, err := fmt.Fprintf(w, "Signed %s with %s (%s) at %s\n", st.target.Ref.WithDigest(st.desc.Digest), signedBy(*res), res.Format, res.Location)
+				_, err := fmt.Fprintf(w, "Signed %s with %s (%s) at %s\n", st.target.Ref.WithDigest(st.desc.Digest), res.SignedBy(), res.Format, res.Location)
 				return err
 			})
 		},

@@ -3,7 +3,6 @@ package commands
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -103,15 +102,8 @@ the public-good mirror.`,
 			if output == "" {
 				return usageError{errors.New("trusted-root fetch needs -o FILE")}
 			}
-			if tufRoot != "" {
-				b, err := tufroot.ReadInitialRoot(tufRoot)
-				if err != nil {
-					return fmt.Errorf("--tuf-root: %w", err)
-				}
-				o.InitialRoot = b
-			}
-			if o.URL != "" && strings.TrimSuffix(o.URL, "/") != tufroot.DefaultURL && tufRoot == "" {
-				return usageError{fmt.Errorf("--tuf-url %s needs --tuf-root: the initial root.json to trust for that repository (only the public-good mirror's is built in)", o.URL)}
+			if err := usage(o.UseInitialRoot(tufRoot)); err != nil {
+				return err
 			}
 			if g.readTimeout < 0 {
 				return usageError{fmt.Errorf("--read-timeout %s: want a positive duration", g.readTimeout)}

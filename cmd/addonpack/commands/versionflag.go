@@ -49,24 +49,19 @@ func (v *versionFlag) pin(ctx context.Context, g *globals, arg string) (string, 
 }
 
 // pinOrNone is pin for a command that accepts there being no version yet
-// (check-upgrade --allow-first-release): when the repository's tags hold
-// no version the range matches, or the repository does not exist (its tag
-// list is not found), it returns "" and why. Every other failure — an
-// unreachable or denying registry, ambiguous tags, a tag that no longer
-// resolves — is returned as an error.
+// (check-upgrade --allow-first-release): "" and why when there is none
+// (semver.PinOrNone).
 func (v *versionFlag) pinOrNone(ctx context.Context, g *globals, arg string) (ref, none string, err error) {
 	repo, r, c, err := v.target(g, arg)
 	if err != nil {
 		return "", "", err
 	}
-	if err := semver.CheckRepository(repo, r); err != nil {
-		return "", "", err // before Resolve, which ignores a tag: no first release for a bad line
+	res, none, err := semver.PinOrNone(ctx, c, repo, r, semver.RepoOptions{})
+	if none != "" || err != nil {
+		return "", none, err
 	}
-	if _, err := semver.ResolveRepository(ctx, c, repo, r, semver.RepoOptions{}); errors.Is(err, semver.ErrNoMatch) || errors.Is(err, registry.ErrNotFound) {
-		return "", err.Error(), nil
-	}
-	ref, err = v.pin(ctx, g, arg)
-	return ref, "", err
+	semver.Announce(g.streams.Err, res)
+	return res.Ref.String(), "", nil
 }
 
 // target checks --version and arg and returns the repository, the range
