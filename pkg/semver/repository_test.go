@@ -153,3 +153,24 @@ type vanishing struct{ pinClient }
 func (vanishing) Resolve(_ context.Context, ref registry.Reference) (ocispec.Descriptor, error) {
 	return ocispec.Descriptor{}, fmt.Errorf("%s: %w", ref, registry.ErrNotFound)
 }
+
+// TestPinOrNone: no matching version is no previous release, not an
+// error; a tag that vanishes between listing and resolving still is one.
+func TestPinOrNone(t *testing.T) {
+	c := pinClient{"1.14.0": digest.FromString("1.14.0")}
+	r, _ := semver.ParseRange("<1.15.0")
+	got, none, err := semver.PinOrNone(t.Context(), c, repo, r, semver.RepoOptions{})
+	if err != nil || none != "" || got.Ref.Tag != "1.14.0" || got.Ref.Digest != digest.FromString("1.14.0") {
+		t.Fatalf("PinOrNone = %v %q %v", got.Ref, none, err)
+	}
+	older, _ := semver.ParseRange("<1.0.0")
+	if _, none, err = semver.PinOrNone(t.Context(), c, repo, older, semver.RepoOptions{}); err != nil || !strings.Contains(none, `"<1.0.0"`) {
+		t.Fatalf("no match: %q %v, want why and no error", none, err)
+	}
+	if _, none, err = semver.PinOrNone(t.Context(), vanishing{c}, repo, r, semver.RepoOptions{}); !errors.Is(err, registry.ErrNotFound) || none != "" {
+		t.Fatalf("vanished tag: %q %v, want the error", none, err)
+	}
+	if _, _, err = semver.PinOrNone(t.Context(), c, registry.Reference{Registry: repo.Registry, Repository: repo.Repository, Tag: "1.14.0"}, r, semver.RepoOptions{}); !errors.Is(err, semver.ErrNotRepository) {
+		t.Fatalf("a tagged reference: %v", err)
+	}
+}

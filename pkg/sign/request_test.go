@@ -3,6 +3,7 @@ package sign_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/addonpack/addonpack/pkg/errdef"
@@ -48,5 +49,28 @@ func TestKeylessRequestCheck(t *testing.T) {
 	_, err := sign.KeylessRequest{On: true}.Prepare(context.Background(), func(string) string { return "" })
 	if !errors.Is(err, errdef.ErrUsage) {
 		t.Errorf("Prepare without a token: %v, want a usage error", err)
+	}
+}
+
+func TestParseOptions(t *testing.T) {
+	o, err := sign.ParseOptions("both", []string{"team=dns", "empty="})
+	if err != nil || o.Format != sign.FormatBoth || o.Annotations["team"] != "dns" || o.Annotations["empty"] != "" || len(o.Annotations) != 2 {
+		t.Fatalf("%+v %v", o, err)
+	}
+	for _, tt := range []struct{ format, a, want string }{
+		{"both", "=x", `-a "=x": want key=value`},
+		{"both", "novalue", `-a "novalue": want key=value`},
+		{"sideways", "", "sideways"},
+	} {
+		var as []string
+		if tt.a != "" {
+			as = []string{tt.a}
+		}
+		if _, err := sign.ParseOptions(tt.format, as); !errors.Is(err, errdef.ErrUsage) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("ParseOptions(%q, %q) = %v, want a usage error with %q", tt.format, tt.a, err, tt.want)
+		}
+	}
+	if got := (sign.Result{Identity: "me@example.com", Issuer: "https://accounts.google.com"}).SignedBy(); got != "me@example.com (https://accounts.google.com)" {
+		t.Errorf("SignedBy of an identity: %q", got)
 	}
 }
