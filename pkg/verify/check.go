@@ -100,7 +100,7 @@ func (ck checker) check(ctx context.Context, cd *candidate) error {
 		cd.fail(fmt.Errorf("%s: %w", cd.Location, err))
 		return nil
 	}
-	cd.Verdict = Valid
+	cd.Verdict, cd.Blob = Valid, cd.blob.Digest
 	if id != nil {
 		cd.IdentityName, cd.signer = id.Name, identitySigner(cd.Identity)
 		return nil

@@ -73,6 +73,7 @@ type policyFile struct {
 			PredicateType string `json:"predicateType"`
 			Condition     string `json:"condition"`
 		} `json:"attestations"`
+		Summary *SummaryRule `json:"requireVerificationSummary"`
 	} `json:"scopes"`
 	Names []struct {
 		Repository string `json:"repository"`
@@ -155,6 +156,10 @@ func ParsePolicy(ctx context.Context, raw []byte, name string, getenv func(strin
 		if len(s.Attestations) > 0 && f.APIVersion != PolicyAPIVersionV2 {
 			return nil, fmt.Errorf("policy %s: %w: scope %q: attestations need apiVersion %s (this policy is %s)", name, ErrPolicy, s.Prefix, PolicyAPIVersionV2, f.APIVersion)
 		}
+		if s.Summary != nil && f.APIVersion != PolicyAPIVersionV2 {
+			return nil, fmt.Errorf("policy %s: %w: scope %q: requireVerificationSummary needs apiVersion %s (this policy is %s)", name, ErrPolicy, s.Prefix, PolicyAPIVersionV2, f.APIVersion)
+		}
+		sc.Summary = s.Summary
 		for _, a := range s.Attestations {
 			sc.Attestations = append(sc.Attestations, AttestationRule{Name: a.Name, PredicateType: a.PredicateType, Condition: a.Condition})
 		}

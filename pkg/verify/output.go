@@ -45,6 +45,13 @@ func (r *Result) WriteText(w io.Writer, verbose bool) error {
 			fmt.Fprintf(w, "  rule %s (%s) does not hold\n", rule.Name, rule.PredicateType)
 		}
 	}
+	if s := r.Summary; s != nil {
+		if s.Holds {
+			fmt.Fprintf(w, "  verification summary by %s holds: %s\n", s.Verifier, s.Location)
+		} else {
+			fmt.Fprintf(w, "  verification summary by %s missing or not satisfied\n", s.Verifier)
+		}
+	}
 	for _, reason := range r.Reasons {
 		fmt.Fprintf(w, "  reason: %s\n", reason)
 	}

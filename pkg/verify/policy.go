@@ -55,6 +55,9 @@ type Scope struct {
 	// Attestations are rules over the attestations that verified under
 	// the scope's signers (specs/policy.md, Attestation rules).
 	Attestations []AttestationRule
+	// Summary, when set, requires a verification summary (SLSA VSA) by the
+	// scope's signers (specs/policy.md, Verification summaries).
+	Summary *SummaryRule
 }
 
 // Key is a trusted public key with an optional validity window.
@@ -199,6 +202,9 @@ func (p *Policy) validate() error {
 				return fmt.Errorf("scope %q: %w", s.Prefix, err)
 			}
 		}
+		if err := s.Summary.validate(); err != nil {
+			return fmt.Errorf("%w: scope %q: %w", ErrPolicy, s.Prefix, err)
+		}
 		for _, k := range s.Keys {
 			if k.Verifier == nil {
 				return fmt.Errorf("%w: scope %q: key %q not loaded", ErrPolicy, s.Prefix, k.Name)
@@ -268,7 +274,8 @@ func (p *Policy) Digest() string {
 		Identities   []identity      `json:"identities,omitempty"`
 		Threshold    int             `json:"threshold"`
 		Provenance   ProvenanceRules `json:"provenance"`
-		Attestations []rule          `json:"attestations,omitempty"` // absent when none: older digests stay
+		Attestations []rule          `json:"attestations,omitempty"`        // absent when none: older digests stay
+		Summary      *summaryCanon   `json:"verificationSummary,omitempty"` // likewise
 	}
 	var canon struct {
 		Scopes []scope `json:"scopes"`
@@ -295,6 +302,7 @@ func (p *Policy) Digest() string {
 			}
 			cs.Identities = append(cs.Identities, ci)
 		}
+		cs.Summary = s.Summary.canonical()
 		for _, r := range s.Attestations {
 			cs.Attestations = append(cs.Attestations, rule{Name: r.Name, PredicateType: r.PredicateType, Condition: r.Condition})
 		}

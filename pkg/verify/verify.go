@@ -61,9 +61,13 @@ type Candidate struct {
 	Identity     *CertIdentity `json:"identity,omitempty"`
 	IdentityName string        `json:"identityName,omitempty"`
 	Verdict      string        `json:"verdict"`
-	Reason       string        `json:"reason,omitempty"`
-	err          error
-	statement    *statement
+	// Blob is the digest of the blob holding the signed payload, DSSE
+	// envelope or bundle (set once the candidate verified): what a
+	// verification summary lists as its input attestation.
+	Blob      digest.Digest `json:"-"`
+	Reason    string        `json:"reason,omitempty"`
+	err       error
+	statement *statement
 }
 
 // Result lists every candidate checked and the decision.
@@ -79,8 +83,11 @@ type Result struct {
 	Attestations []Candidate   `json:"attestations"`
 	// Rules are the outcomes of the scope's attestation rules (none when
 	// it has none).
-	Rules   []RuleResult `json:"rules,omitempty"`
-	Reasons []string     `json:"reasons,omitempty"`
+	Rules []RuleResult `json:"rules,omitempty"`
+	// Summary is the outcome of the scope's requireVerificationSummary
+	// (none when it has none).
+	Summary *SummaryResult `json:"verificationSummary,omitempty"`
+	Reasons []string       `json:"reasons,omitempty"`
 	// Cached is true for a pass answered from the verified-digest memo
 	// (CachedResult): no candidate was examined. It is not in the JSON,
 	// where verify.Outcome says cached and carries no Result.
@@ -159,6 +166,10 @@ func verify(ctx context.Context, t Target, subject ocispec.Descriptor, p *Policy
 			}
 		}
 		res.Rules, ruleErrs = checkRules(scope, cands, addon)
+	}
+	var sumErr error
+	if res.Summary, sumErr = checkSummary(scope, cands, subject.Digest); sumErr != nil {
+		ruleErrs = append(ruleErrs, sumErr)
 	}
 	return decide(res, scope, cands, ruleErrs, fail)
 }
