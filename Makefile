@@ -36,6 +36,7 @@ FUZZ_TARGETS := \
 	./pkg/render:FuzzScanYAML \
 	./pkg/render:FuzzMayAlias \
 	./pkg/verify:FuzzParsePolicy \
+	./pkg/verify:FuzzParseVerificationSummary \
 	./pkg/consume:FuzzParseArg \
 	./pkg/prune:FuzzDigestList \
 	./pkg/verify:FuzzMatchPattern \

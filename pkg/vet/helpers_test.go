@@ -1,0 +1,96 @@
+package vet_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/addonpack/addonpack/internal/testartifact"
+	"github.com/addonpack/addonpack/internal/testkey"
+	"github.com/addonpack/addonpack/pkg/consume"
+	"github.com/addonpack/addonpack/pkg/keys"
+	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/sign"
+	"github.com/addonpack/addonpack/pkg/verify"
+	"github.com/addonpack/addonpack/pkg/vet"
+	"github.com/addonpack/addonpack/testregistry"
+)
+
+// upstream is a publisher's add-on on a fresh registry: examples/hello,
+// signed and attested (SLSA provenance) by the publisher in format f.
+type upstream struct {
+	client    *registry.Client
+	host      string
+	published testartifact.Published
+	publisher *keys.Signer
+	policy    *verify.Policy // trusts the publisher, requires provenance
+}
+
+func publish(t *testing.T, f sign.Format) upstream {
+	t.Helper()
+	c, err := registry.New(registry.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := testregistry.New(t).Host()
+	pub := newKey(t)
+	p := testartifact.Signed(t, c, testartifact.ExampleDir("hello"), registry.Reference{Registry: host, Repository: "upstream/hello", Tag: "0.1.0"}, pub, f)
+	pol := testartifact.Policy(t, verify.KeyOptions{Provenance: verify.ProvenanceRules{Required: true}}, pub)
+	return upstream{client: c, host: host, published: p, publisher: pub, policy: pol}
+}
+
+func newKey(t *testing.T) *keys.Signer {
+	t.Helper()
+	s, _, _ := testkey.New(t)
+	return s
+}
+
+// options vets u under its upstream policy with org's key in format f.
+func (u upstream) options(org *keys.Signer, f sign.Format) vet.Options {
+	return vet.Options{Upstream: consume.Options{Client: u.client, Policy: u.policy}, Signer: org,
+		Sign: sign.Options{Format: f}, PolicyURI: "upstream.yaml", Version: "test"}
+}
+
+// downstream is a v1alpha2 policy trusting only org's key and requiring
+// its verification summary (summary is the requireVerificationSummary
+// block's body, indented by 6).
+func downstream(t *testing.T, org *keys.Signer, summary string) *verify.Policy {
+	t.Helper()
+	pem := strings.ReplaceAll(strings.TrimSpace(string(org.PublicPEM())), "\n", "\n        ")
+	doc := fmt.Sprintf(`apiVersion: addonpack.dev/v1alpha2
+kind: VerificationPolicy
+keys:
+  - name: org
+    publicKey: |
+        %s
+scopes:
+  - keys: [org]
+    requireVerificationSummary:
+%s`, pem, summary)
+	p, err := verify.ParsePolicy(context.Background(), []byte(doc), "downstream.yaml", nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, doc)
+	}
+	return p
+}
+
+// summaryRule is the requireVerificationSummary body for vet's default
+// verifier, pinned to the upstream policy's digest when d is not "".
+func summaryRule(d string) string {
+	s := "      verifier: " + vet.DefaultVerifierID + "\n"
+	if d != "" {
+		s += "      policyDigest: " + d + "\n"
+	}
+	return s
+}
+
+// attached lists every signature and attestation stored for p.
+func attached(t *testing.T, c *registry.Client, ref registry.Reference, p testartifact.Published) []verify.Candidate {
+	t.Helper()
+	cands, err := verify.Attached(context.Background(), verify.Target{Client: c, Ref: ref}, p.Desc, verify.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cands
+}
