@@ -94,3 +94,9 @@ func attached(t *testing.T, c *registry.Client, ref registry.Reference, p testar
 	}
 	return cands
 }
+
+// testPolicyBoth trusts the publisher and the organisation alike.
+func testPolicyBoth(t *testing.T, u upstream, org *keys.Signer) *verify.Policy {
+	t.Helper()
+	return testartifact.Policy(t, verify.KeyOptions{}, u.publisher, org)
+}
