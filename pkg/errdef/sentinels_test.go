@@ -39,6 +39,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/tufroot"
 	"github.com/addonpack/addonpack/pkg/upgrade"
 	"github.com/addonpack/addonpack/pkg/verify"
+	"github.com/addonpack/addonpack/pkg/vet"
 )
 
 // sentinels is every exported Err* variable of every pkg/ package, keyed
@@ -156,6 +157,7 @@ var sentinels = map[string]error{
 	"verify.ErrKeyless":             verify.ErrKeyless,
 	"verify.ErrIdentityFlags":       verify.ErrIdentityFlags,
 	"verify.ErrVerification":        verify.ErrVerification,
+	"vet.ErrOptions":                vet.ErrOptions,
 	"semver.ErrNotRepository":       semver.ErrNotRepository,
 }
 

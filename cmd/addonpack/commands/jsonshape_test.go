@@ -48,6 +48,10 @@ func TestJSONShapes(t *testing.T) {
 		t.Fatalf("build cluster-autoscaler: %+v", r)
 	}
 	ref := host + "/addons/hello:0.1.0"
+	vetted := "apiVersion: addonpack.dev/v1alpha2\nkind: VerificationPolicy\nkeys:\n  - name: org\n    path: release.pub\nscopes:\n  - keys: [org]\n    requireVerificationSummary:\n      verifier: https://addonpack.dev/vet\n"
+	if err := os.WriteFile("vetted-policy.yaml", []byte(vetted), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cmds := []struct {
 		env  map[string]string
 		args []string
@@ -65,6 +69,8 @@ func TestJSONShapes(t *testing.T) {
 		{env, []string{"pull", ref, "-o", "pulled", "--key", "release.pub"}, ""},
 		{signEnv, []string{"sign", ref, "--key", "release.key", "-a", "team=dns"}, ""},
 		{signEnv, []string{"attest", ref, "--key", "release.key", "--predicate", "sbom.spdx.json", "--type", "spdxjson"}, ""},
+		{signEnv, []string{"vet", ref, "--policy", "policy.yaml", "--key", "release.key"}, ""},
+		{env, []string{"verify", ref, "--policy", "vetted-policy.yaml"}, "verify REF (a policy requiring a verification summary)"},
 		{env, []string{"copy", ref, host + "/mirror/hello", "--key", "release.pub"}, ""},
 		{env, []string{"mirror", "mirror.yaml"}, ""},
 		{env, []string{"config", "defaults", ref, "--key", "release.pub"}, ""},
