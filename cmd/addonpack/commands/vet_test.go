@@ -1,6 +1,8 @@
 package commands_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/addonpack/addonpack/cmd/addonpack/commands"
+	"github.com/addonpack/addonpack/internal/testsigstore"
 	"github.com/addonpack/addonpack/testregistry"
 )
 
@@ -129,3 +132,56 @@ func TestVetCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestVetKeyless: vet --keyless signs and attests the summary with a
+// Fulcio certificate for the organisation's workflow (bundles, as every
+// keyless signature); a downstream policy that trusts only that identity
+// under the pinned root and requires the summary verifies the add-on.
+func TestVetKeyless(t *testing.T) {
+	k := newKeylessCLI(t)
+	host := testregistry.New(t).Host()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "hello")
+	if r := run(t, nil, "init", src); r.code != 0 {
+		t.Fatalf("init: %+v", r)
+	}
+	if r := run(t, signEnv, "keygen", "--output-key-prefix", filepath.Join(dir, "publisher")); r.code != 0 {
+		t.Fatalf("keygen: %+v", r)
+	}
+	ref := host + "/upstream/hello:0.1.0"
+	if r := run(t, signEnv, "push", src, ref, "--key", filepath.Join(dir, "publisher.key")); r.code != 0 {
+		t.Fatalf("push: %+v", r)
+	}
+	upstream := filepath.Join(dir, "upstream.yaml")
+	write := func(path, body string) {
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(upstream, "apiVersion: addonpack.dev/v1alpha1\nkind: VerificationPolicy\nkeys:\n  - name: publisher\n    path: publisher.pub\nscopes:\n  - keys: [publisher]\n")
+	if r := run(t, signEnv, "vet", ref, "--policy", upstream, "--identity-token", "@"+k.tokenFile, "--signature-format", "classic"); r.code != commands.ExitUsage {
+		t.Fatalf("vet --keyless --signature-format classic: %+v", r)
+	}
+	v := run(t, nil, append([]string{"vet", ref, "--policy", upstream, "--identity-token", "@" + k.tokenFile, "--verifier-id", "https://vet.example.com/addons"}, k.flags(true)[1:]...)...)
+	if v.code != 0 || !strings.Contains(v.out, k.workflow.Identity().URI) || !strings.Contains(v.out, "SLSA_BUILD_LEVEL_1") {
+		t.Fatalf("vet --keyless: %+v", v)
+	}
+	raw, err := os.ReadFile(k.root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(raw)
+	down := filepath.Join(dir, "downstream.yaml")
+	write(down, "apiVersion: addonpack.dev/v1alpha2\nkind: VerificationPolicy\ntrustedRoots:\n  - name: org\n    path: "+k.root+"\n    digest: sha256:"+hex.EncodeToString(sum[:])+
+		"\nidentities:\n  - name: org-workflow\n    issuer: "+testsigstore.GitHubActionsIssuer+"\n    subject: "+k.workflow.Identity().URI+
+		"\nscopes:\n  - identities: [org-workflow]\n    requireVerificationSummary:\n      verifier: https://vet.example.com/addons\n")
+	if r := run(t, nil, "verify", ref, "--policy", down, "-v"); r.code != 0 || !strings.Contains(r.out, "verification summary by https://vet.example.com/addons holds") {
+		t.Fatalf("verify under the downstream policy: %+v", r)
+	}
+	write(down+".other", strings.Replace(mustRead(t, down), "https://vet.example.com/addons", vetDefaultID, 1))
+	if r := run(t, nil, "verify", ref, "--policy", down+".other"); r.code != commands.ExitVerify || !strings.Contains(r.err, `verifier "https://vet.example.com/addons", want "`+vetDefaultID+`"`) {
+		t.Fatalf("verify requiring another verifier: %+v", r)
+	}
+}
+
+const vetDefaultID = "https://addonpack.dev/vet"
