@@ -40,8 +40,11 @@ A failed verification writes nothing and exits 9.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			if policy == "" {
+			switch {
+			case policy == "":
 				return usageError{errors.New("--policy UPSTREAM_POLICY is required: what the add-on is vetted under")}
+			case g.offline:
+				return usageError{errors.New("--offline: vet verifies the signatures afresh and writes to the registry")}
 			}
 			if o.BuildLevel != 0 && o.BuildLevel != 2 && o.BuildLevel != 3 {
 				return usageError{fmt.Errorf("--build-level %d: want 2 or 3 (levels 0 and 1 are derived from what verified)", o.BuildLevel)}

@@ -55,8 +55,10 @@ func TestVetCommand(t *testing.T) {
 			if r := run(t, nil, "verify", ref, "--key", filepath.Join(dir, "org.pub")); r.code != commands.ExitVerify {
 				t.Fatalf("the refused vet signed: %+v", r)
 			}
-			if r := run(t, signEnv, "vet", ref, "--policy", upstream, "--key", filepath.Join(dir, "org.key"), "--build-level", "1"); r.code != commands.ExitUsage {
-				t.Fatalf("--build-level 1: %+v", r)
+			for _, bad := range [][]string{{"--build-level", "1"}, {"--build-level", "3"}, {"--offline"}, {"--policy", ""}} {
+				if r := run(t, signEnv, append([]string{"vet", ref, "--policy", upstream, "--key", filepath.Join(dir, "org.key")}, bad...)...); r.code != commands.ExitUsage {
+					t.Fatalf("%v: %+v", bad, r)
+				}
 			}
 
 			v := run(t, signEnv, "vet", ref, "--policy", upstream, "--key", filepath.Join(dir, "org.key"), "--signature-format", format, "--format", "json")
