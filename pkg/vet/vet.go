@@ -138,8 +138,8 @@ func (o Options) check(ref registry.Reference) error {
 		return fmt.Errorf("%w: vet %s: no policy URI for the summary", ErrOptions, ref)
 	case o.Signer == nil && o.Sign.Keyless == nil:
 		return fmt.Errorf("%w: vet %s: no organisation key (or keyless signing)", ErrOptions, ref)
-	case o.BuildLevel < 0 || o.BuildLevel > 3:
-		return fmt.Errorf("%w: vet %s: build level %d: want 0 to 3", ErrOptions, ref, o.BuildLevel)
+	case o.BuildLevel != 0 && o.BuildLevel != 2 && o.BuildLevel != 3:
+		return fmt.Errorf("%w: vet %s: build level %d: want 2 or 3 (levels 0 and 1 are derived from what verified)", ErrOptions, ref, o.BuildLevel)
 	}
 	if o.BuildLevel >= 2 {
 		s, ok := o.Upstream.Policy.ScopeFor(ref)

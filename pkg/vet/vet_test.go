@@ -119,6 +119,7 @@ func TestVetRefusesWritesNothing(t *testing.T) {
 		"no policy uri":      {func(o vet.Options) vet.Options { o.PolicyURI = ""; return o }, vet.ErrOptions},
 		"no key":             {func(o vet.Options) vet.Options { o.Signer = nil; return o }, vet.ErrOptions},
 		"level 4":            {func(o vet.Options) vet.Options { o.BuildLevel = 4; return o }, vet.ErrOptions},
+		"level 1 stated":     {func(o vet.Options) vet.Options { o.BuildLevel = 1; return o }, vet.ErrOptions},
 		"level 3 no builder": {func(o vet.Options) vet.Options { o.BuildLevel = 3; return o }, vet.ErrOptions},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -3,8 +3,6 @@ package commands
 import (
 	"cmp"
 	"errors"
-	"fmt"
-	"io"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -46,9 +44,6 @@ A failed verification writes nothing and exits 9.`,
 			case g.offline:
 				return usageError{errors.New("--offline: vet verifies the signatures afresh and writes to the registry")}
 			}
-			if o.BuildLevel != 0 && o.BuildLevel != 2 && o.BuildLevel != 3 {
-				return usageError{fmt.Errorf("--build-level %d: want 2 or 3 (levels 0 and 1 are derived from what verified)", o.BuildLevel)}
-			}
 			var err error
 			if o.Sign, err = sf.options(); err != nil {
 				return err
@@ -70,18 +65,11 @@ A failed verification writes nothing and exits 9.`,
 			if res == nil {
 				return verr
 			}
+			w := g.streams.Out
 			if verr != nil && f != formatJSON {
-				if res.Verification != nil {
-					_ = res.Verification.WriteText(g.streams.Err, false)
-				}
-				return verr
+				w = g.streams.Err // the verdict that refused it
 			}
-			return errors.Join(f.print(g.streams.Out, res, func(w io.Writer) error {
-				_, err := fmt.Fprintf(w, "Vetted %s under %s (policy %s)\n  signed with %s at %s\n  verification summary (%s, %s) at %s\n",
-					res.Reference, o.PolicyURI, res.Verification.Policy, signedBy(*res.Signature), res.Signature.Location,
-					res.Predicate.Verifier.ID, res.Predicate.VerifiedLevels[0], res.Summary.Location)
-				return err
-			}), verr)
+			return errors.Join(f.print(w, res, res.WriteText), verr)
 		},
 	}
 	sf.add(cmd, "the organisation's private key: a cosign key file, env://VAR or a KMS URI (or --keyless)")
