@@ -29,11 +29,16 @@ type upstream struct {
 
 func publish(t *testing.T, f sign.Format) upstream {
 	t.Helper()
+	return publishOn(t, testregistry.New(t).Host(), f)
+}
+
+// publishOn is publish on the registry at host.
+func publishOn(t *testing.T, host string, f sign.Format) upstream {
+	t.Helper()
 	c, err := registry.New(registry.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	host := testregistry.New(t).Host()
 	pub := newKey(t)
 	p := testartifact.Signed(t, c, testartifact.ExampleDir("hello"), registry.Reference{Registry: host, Repository: "upstream/hello", Tag: "0.1.0"}, pub, f)
 	pol := testartifact.Policy(t, verify.KeyOptions{Provenance: verify.ProvenanceRules{Required: true}}, pub)
