@@ -152,3 +152,32 @@ func TestVetBuildLevel(t *testing.T) {
 		t.Errorf("verifiedLevels %s", got)
 	}
 }
+
+// TestVetAgain: vetting again (a new upstream policy, a later day) passes
+// beside the organisation's earlier signature and summary, which the
+// upstream policy does not trust and which are not its inputs; the
+// downstream policy still verifies.
+func TestVetAgain(t *testing.T) {
+	for _, f := range []sign.Format{sign.FormatBundle, sign.FormatClassic} {
+		t.Run(string(f), func(t *testing.T) {
+			ctx := context.Background()
+			u := publish(t, f)
+			org := newKey(t)
+			first, err := vet.Vet(ctx, u.published.Ref, u.options(org, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := vet.Vet(ctx, u.published.Ref, u.options(org, f))
+			if err != nil {
+				t.Fatalf("vet again: %v", err)
+			}
+			if len(again.Predicate.InputAttestations) != len(first.Predicate.InputAttestations) {
+				t.Errorf("inputs %d, then %d: the organisation's own summary is not an input", len(first.Predicate.InputAttestations), len(again.Predicate.InputAttestations))
+			}
+			down := downstream(t, org, summaryRule(u.policy.Digest()))
+			if _, err := consume.Verify(ctx, u.published.Ref, consume.Options{Client: u.client, Policy: down}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
