@@ -37,6 +37,7 @@ FUZZ_TARGETS := \
 	./pkg/render:FuzzMayAlias \
 	./pkg/verify:FuzzParsePolicy \
 	./pkg/verify:FuzzParseVerificationSummary \
+	./pkg/verify:FuzzImageGlob \
 	./pkg/consume:FuzzParseArg \
 	./pkg/prune:FuzzDigestList \
 	./pkg/verify:FuzzMatchPattern \

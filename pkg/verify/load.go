@@ -21,7 +21,7 @@ import (
 )
 
 // Policy file identifiers (specs/policy.md). PolicyAPIVersionV2 adds
-// attestation rules; PolicyAPIVersion is read as before.
+// attestation rules and images; PolicyAPIVersion is read as before.
 const (
 	PolicyAPIVersion   = "addonpack.dev/v1alpha1"
 	PolicyAPIVersionV2 = "addonpack.dev/v1alpha2"
@@ -79,6 +79,7 @@ type policyFile struct {
 		Repository string `json:"repository"`
 		Name       string `json:"name"`
 	} `json:"names"`
+	Images []imageFile `json:"images"`
 	Limits struct {
 		MaxSignatures int   `json:"maxSignatures"`
 		MaxBlobSize   int64 `json:"maxBlobSize"`
@@ -144,6 +145,9 @@ func ParsePolicy(ctx context.Context, raw []byte, name string, getenv func(strin
 		return nil, err
 	}
 	p := &Policy{Limits: Limits{MaxSignatures: f.Limits.MaxSignatures, MaxBlobSize: f.Limits.MaxBlobSize}}
+	if p.Images, err = f.images(name, named, identities); err != nil {
+		return nil, err
+	}
 	for _, s := range f.Scopes {
 		prefix, err := canonicalPrefix(s.Prefix)
 		if err != nil {

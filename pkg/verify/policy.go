@@ -37,6 +37,9 @@ type Policy struct {
 	// (a mirror that renames; specs/policy.md). It binds references to
 	// signed add-ons (Claim) and does not change what signatures verify.
 	Names map[string]string
+	// Images say who must have signed the container images an add-on runs
+	// (images.go); Verify does not read them.
+	Images []ImageRule
 }
 
 // Scope is the policy for the references under Prefix.
@@ -142,7 +145,7 @@ func PolicyFromKeys(ctx context.Context, refs []string, opts KeyOptions) (*Polic
 // WithProvenance returns a copy of p whose scopes also require r (the
 // command line's --require-provenance, --builder-id, --source-repo).
 func (p *Policy) WithProvenance(r ProvenanceRules) *Policy {
-	q := &Policy{Limits: p.Limits, Names: p.Names, Scopes: make([]Scope, len(p.Scopes))}
+	q := &Policy{Limits: p.Limits, Names: p.Names, Images: p.Images, Scopes: make([]Scope, len(p.Scopes))}
 	for i, s := range p.Scopes {
 		s.Provenance.Required = s.Provenance.Required || r.Required
 		if len(r.BuilderIDs) > 0 {
@@ -214,7 +217,7 @@ func (p *Policy) validate() error {
 			}
 		}
 	}
-	return nil
+	return p.validateImages()
 }
 
 func distinctKeys(ks []Key) map[string]bool {
@@ -278,10 +281,11 @@ func (p *Policy) Digest() string {
 		Summary      *summaryCanon   `json:"verificationSummary,omitempty"` // likewise
 	}
 	var canon struct {
-		Scopes []scope `json:"scopes"`
-		Limits Limits  `json:"limits"`
+		Scopes []scope      `json:"scopes"`
+		Limits Limits       `json:"limits"`
+		Images []imageCanon `json:"images,omitempty"` // absent when none: older digests stay
 	}
-	canon.Limits = p.Limits.withDefaults()
+	canon.Limits, canon.Images = p.Limits.withDefaults(), p.canonImages()
 	for _, s := range p.Scopes {
 		cs := scope{Prefix: strings.TrimSuffix(s.Prefix, "/"), Threshold: max(s.Threshold, 1), Provenance: ProvenanceRules{
 			Required:           s.Provenance.needsProvenance(),

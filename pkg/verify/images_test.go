@@ -1,0 +1,96 @@
+package verify_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/addonpack/addonpack/pkg/verify"
+)
+
+func TestImageGlob(t *testing.T) {
+	tests := []struct {
+		glob, image string
+		want        bool
+	}{
+		{"ghcr.io/example/*", "ghcr.io/example/app", true},
+		{"ghcr.io/example/*", "ghcr.io/example/app:1.0", true},
+		{"ghcr.io/example/*", "ghcr.io/example/app@sha256:abc", true},
+		{"ghcr.io/example/*", "ghcr.io/example/team/app", false},
+		{"ghcr.io/example/*", "ghcr.io/example-evil/app", false},
+		{"ghcr.io/example/**", "ghcr.io/example/team/app:1.0", true},
+		{"ghcr.io/example/**", "ghcr.io/other/app", false},
+		{"ghcr.io/ex.mple/app", "ghcr.io/exXmple/app", false}, // "." is literal
+		{"docker.io/library/busybox:1.*", "docker.io/library/busybox:1.36", true},
+		{"docker.io/library/busybox:1.*", "docker.io/library/busybox:2.0", false},
+	}
+	for _, tt := range tests {
+		r := verify.ImageRule{Glob: tt.glob}
+		if got := r.MatchImage(tt.image); got != tt.want {
+			t.Errorf("%s ~ %s = %v, want %v", tt.glob, tt.image, got, tt.want)
+		}
+	}
+	for _, bad := range []string{"*/example/app", "ghcr.io", "ghcr.io/", "/app", "ghcr.io/a b", "ghcr.io/[ab]", "ghcr.io/a?b", strings.Repeat("a/", 600)} {
+		if _, err := verify.ImageGlob(bad); !errors.Is(err, verify.ErrPolicy) {
+			t.Errorf("ImageGlob(%q) = %v, want ErrPolicy", bad, err)
+		}
+	}
+}
+
+// TestImagesDigest: images are part of the digest; a policy without them
+// keeps its digest (TestKeylessRequireDigest pins one such digest).
+func TestImagesDigest(t *testing.T) {
+	getenv := vectorEnv(t)
+	path := filepath.Join("..", "..", "specs", "testdata", "policy", "valid", "images.yaml")
+	p, err := verify.LoadPolicy(context.Background(), path, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Images) != 3 || p.Images[0].Threshold != 2 || len(p.Images[2].Identities) != 1 {
+		t.Fatalf("images: %+v", p.Images)
+	}
+	raw, _ := os.ReadFile(path)
+	without, err := verify.ParsePolicy(context.Background(), []byte(strings.SplitN(string(raw), "images:", 2)[0]), path, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Digest() == without.Digest() {
+		t.Error("the digest ignores images")
+	}
+	changed, err := verify.ParsePolicy(context.Background(), []byte(strings.Replace(string(raw), "threshold: 2", "threshold: 1", 1)), path, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Digest() == changed.Digest() {
+		t.Error("the digest ignores an images threshold")
+	}
+	if q := p.WithProvenance(verify.ProvenanceRules{Required: true}); len(q.Images) != 3 {
+		t.Error("WithProvenance drops images")
+	}
+}
+
+// FuzzImageGlob: a glob compiles or fails with ErrPolicy; a compiled glob
+// never matches across "/" with a single "*".
+func FuzzImageGlob(f *testing.F) {
+	for _, s := range []string{"ghcr.io/example/*", "ghcr.io/example/**", "docker.io/library/busybox:1.*", "*/x", "a/***"} {
+		f.Add(s, "ghcr.io/example/app:1.0")
+	}
+	f.Fuzz(func(t *testing.T, glob, image string) {
+		re, err := verify.ImageGlob(glob)
+		if err != nil {
+			if !errors.Is(err, verify.ErrPolicy) {
+				t.Fatalf("error outside ErrPolicy: %v", err)
+			}
+			return
+		}
+		if !strings.Contains(glob, "/") || !strings.HasPrefix(re.String(), "^") {
+			t.Fatalf("accepted %q as %s", glob, re)
+		}
+		if !strings.Contains(glob, "*") && re.MatchString(image) != (image == glob) {
+			t.Fatalf("literal glob %q matched %q", glob, image)
+		}
+	})
+}
