@@ -1,0 +1,144 @@
+package policyexport
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
+	"github.com/addonpack/addonpack/pkg/verify"
+)
+
+// rekorURL is the log Kyverno names in a key attestor; with ignoreTlog it
+// is never contacted (addonpack's key signatures carry no log entry).
+const rekorURL = "https://rekor.sigstore.dev"
+
+func images(p *verify.Policy, target string) ([]verify.ImageRule, error) {
+	if len(p.Images) == 0 {
+		return nil, fmt.Errorf("--for %s: %w: the policy has no images section (addonpack.dev/v1alpha2 images: who must have signed the images an add-on runs; specs/policy.md)", target, errdef.ErrInvalidArgument)
+	}
+	return p.Images, nil
+}
+
+func imageWhere(r verify.ImageRule) string { return fmt.Sprintf("images %q", r.Glob) }
+
+// rootLost: neither admission controller takes a trusted_root.json; they
+// verify keyless signatures against their own Sigstore trust (the public
+// good instance unless configured otherwise).
+func rootLost(where, target string, id verify.Identity) string {
+	return fmt.Sprintf("%s: identity %q trusted root %q (%s) — %s verifies keyless signatures against its own Sigstore trust roots", where, id.Name, id.Root.Name, id.Root.Digest, targetNames[target])
+}
+
+// kyverno writes a ClusterPolicy (kyverno.io/v1) with one verifyImages rule
+// per images entry: its glob as imageReferences ("**" written "*": Kyverno's
+// "*" also crosses "/", so a rule may cover more images than the glob,
+// never fewer), one attestor set whose count is the threshold, an entry per
+// distinct key and per identity.
+func kyverno(p *verify.Policy, o Options) (*Result, error) {
+	rules, err := images(p, "kyverno")
+	if err != nil {
+		return nil, err
+	}
+	var lost []string
+	var out []any
+	for i, r := range rules {
+		where := imageWhere(r)
+		var entries []any
+		seen := map[string]bool{}
+		for _, k := range r.Keys {
+			lost = append(lost, keyLost(where, k)...)
+			if seen[k.Verifier.ID] {
+				continue
+			}
+			seen[k.Verifier.ID] = true
+			entries = append(entries, map[string]any{"keys": map[string]any{
+				"publicKeys": string(k.Verifier.PEM),
+				"rekor":      map[string]any{"url": rekorURL, "ignoreTlog": true},
+				"ctlog":      map[string]any{"ignoreSCT": true},
+			}})
+		}
+		for _, id := range r.Identities {
+			lost = append(lost, identityLost(where, id)...)
+			lost = append(lost, rootLost(where, "kyverno", id))
+			kl := map[string]any{}
+			kl["issuerRegExp"], kl["subjectRegExp"] = exact(id.Issuer, id.IssuerRegexp), exact(id.Subject, id.SubjectRegexp)
+			entries = append(entries, map[string]any{"keyless": kl})
+		}
+		set := map[string]any{"entries": entries}
+		if r.Threshold > 1 {
+			set["count"] = r.Threshold
+		}
+		out = append(out, map[string]any{
+			"name":  fmt.Sprintf("verify-images-%d", i+1),
+			"match": map[string]any{"any": []any{map[string]any{"resources": map[string]any{"kinds": []any{"Pod"}}}}},
+			"verifyImages": []any{map[string]any{
+				"imageReferences": []any{strings.ReplaceAll(r.Glob, "**", "*")},
+				"failureAction":   "Enforce",
+				"attestors":       []any{set},
+			}},
+		})
+	}
+	doc, err := marshalAll(map[string]any{
+		"apiVersion": "kyverno.io/v1", "kind": "ClusterPolicy",
+		"metadata": map[string]any{"name": o.Name + "-images", "labels": labels()},
+		"spec":     map[string]any{"background": false, "webhookTimeoutSeconds": 30, "rules": out},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Files: []File{{Name: "kyverno.yaml", Data: doc}}, Lost: lost}, nil
+}
+
+// policyController writes one ClusterImagePolicy (policy.sigstore.dev/v1beta1)
+// per images entry: the glob unchanged (addonpack's glob is
+// policy-controller's), an authority per distinct key and one keyless
+// authority with every identity; any authority suffices, so a threshold
+// over 1 is lost.
+func policyController(p *verify.Policy, o Options) (*Result, error) {
+	rules, err := images(p, "policy-controller")
+	if err != nil {
+		return nil, err
+	}
+	var lost []string
+	var docs []any
+	for i, r := range rules {
+		where := imageWhere(r)
+		if r.Threshold > 1 {
+			lost = append(lost, fmt.Sprintf("%s: threshold %d (any one authority suffices)", where, r.Threshold))
+		}
+		var auths []any
+		seen := map[string]bool{}
+		for _, k := range r.Keys {
+			lost = append(lost, keyLost(where, k)...)
+			if seen[k.Verifier.ID] {
+				continue
+			}
+			seen[k.Verifier.ID] = true
+			auths = append(auths, map[string]any{"name": "key-" + k.Name, "key": map[string]any{"data": string(k.Verifier.PEM), "hashAlgorithm": "sha256"}})
+		}
+		var ids []any
+		for _, id := range r.Identities {
+			lost = append(lost, identityLost(where, id)...)
+			lost = append(lost, rootLost(where, "policy-controller", id))
+			m := map[string]any{}
+			m["issuerRegExp"], m["subjectRegExp"] = exact(id.Issuer, id.IssuerRegexp), exact(id.Subject, id.SubjectRegexp)
+			ids = append(ids, m)
+		}
+		if len(ids) > 0 {
+			auths = append(auths, map[string]any{"name": "keyless", "keyless": map[string]any{"identities": ids}})
+		}
+		docs = append(docs, map[string]any{
+			"apiVersion": "policy.sigstore.dev/v1beta1", "kind": "ClusterImagePolicy",
+			"metadata": map[string]any{"name": fmt.Sprintf("%s-images-%d", o.Name, i+1), "labels": labels()},
+			"spec": map[string]any{
+				"mode":        "enforce",
+				"images":      []any{map[string]any{"glob": r.Glob}},
+				"authorities": auths,
+			},
+		})
+	}
+	doc, err := marshalAll(docs...)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Files: []File{{Name: "policy-controller.yaml", Data: doc}}, Lost: lost}, nil
+}

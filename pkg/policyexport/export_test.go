@@ -1,0 +1,176 @@
+package policyexport_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
+	"github.com/addonpack/addonpack/pkg/policyexport"
+	"github.com/addonpack/addonpack/pkg/registry"
+	"github.com/addonpack/addonpack/pkg/verify"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func load(t *testing.T, name string) (*verify.Policy, policyexport.Options) {
+	t.Helper()
+	path := filepath.Join("testdata", "policies", name)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := verify.ParsePolicy(context.Background(), raw, path, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, policyexport.Options{Policy: raw, File: path}
+}
+
+func ref(t *testing.T, s string) *registry.Reference {
+	t.Helper()
+	r, err := registry.ParseReference(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &r
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (go test ./pkg/policyexport -update):\n%s", name, got)
+	}
+}
+
+// TestExport: each target's output for the test policies, against goldens
+// (crd_test.go validates them against the consumers' CRDs).
+func TestExport(t *testing.T) {
+	tests := []struct {
+		golden, policy, target, ref string
+		lossy                       bool
+		lost                        int
+	}{
+		{"flux-keys.yaml", "keys.yaml", "flux", "registry.example.com/addons/hello:0.1.0", false, 0},
+		{"flux-keys-fragment.yaml", "keys.yaml", "flux", "", false, 0},
+		{"flux-keyless.yaml", "keyless.yaml", "flux", "ghcr.io/example/addons/hello@sha256:" + strings.Repeat("ab", 32), false, 0},
+		{"flux-strict-lossy.yaml", "strict.yaml", "flux", "registry.example.com/addons/critical/dns:1.0.0", true, 7},
+		{"flux-strict-lenient-scope.yaml", "strict.yaml", "flux", "registry.example.com/addons/hello:1.0.0", true, 1},
+		{"argocd", "keyless.yaml", "argocd", "", false, 0},
+		{"argocd-strict", "strict.yaml", "argocd", "", false, 0},
+		{"kyverno.yaml", "images.yaml", "kyverno", "", false, 0},
+		{"kyverno-keyless-lossy.yaml", "images-keyless.yaml", "kyverno", "", true, 1},
+		{"policy-controller-lossy.yaml", "images.yaml", "policy-controller", "", true, 1},
+		{"policy-controller-keyless-lossy.yaml", "images-keyless.yaml", "policy-controller", "", true, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.golden, func(t *testing.T) {
+			p, o := load(t, tt.policy)
+			o.For, o.Lossy = tt.target, tt.lossy
+			if tt.ref != "" {
+				o.Ref = ref(t, tt.ref)
+			}
+			res, err := policyexport.Export(context.Background(), p, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Lost) != tt.lost {
+				t.Errorf("lost %d items, want %d: %q", len(res.Lost), tt.lost, res.Lost)
+			}
+			if got := strings.Count(string(res.Header), "# addonpack: not enforced by "); got != tt.lost {
+				t.Errorf("header has %d comment lines, want %d:\n%s", got, tt.lost, res.Header)
+			}
+			if strings.HasSuffix(tt.golden, ".yaml") {
+				golden(t, tt.golden, res.Stream())
+				return
+			}
+			for _, f := range res.Files {
+				golden(t, tt.golden+"-"+f.Name, f.Data)
+			}
+		})
+	}
+}
+
+// TestExportRefuses: without --lossy, a target that cannot enforce part of
+// the policy is refused (exit 2), naming every item that would be lost.
+func TestExportRefuses(t *testing.T) {
+	tests := []struct {
+		policy, target, ref string
+		want                []string
+	}{
+		{"strict.yaml", "flux", "registry.example.com/addons/critical/dns:1.0.0", []string{
+			`scope "registry.example.com/addons/critical": threshold 2`,
+			`provenance.builderIds "https://github.com/example/addons/.github/workflows/release.yml@refs/tags/*"`,
+			`provenance.sourceRepositories "https://github.com/example/addons"`,
+			`provenance.predicateTypes "sbom"`,
+			`attestation rule "no-critical" (vuln)`,
+			`key "release" validity window`,
+			`identity "release-workflow" (Flux verifies with the Secret's keys`,
+		}},
+		{"strict.yaml", "flux", "registry.example.com/addons/x:1", []string{`key "release" validity window`}},
+		{"images.yaml", "policy-controller", "", []string{`images "registry.example.com/base/*": threshold 2`}},
+		{"images-keyless.yaml", "kyverno", "", []string{`identity "image-workflow" trusted root "test-sigstore"`}},
+		{"images-keyless.yaml", "policy-controller", "", []string{`identity "image-workflow" trusted root "test-sigstore"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.policy+"/"+tt.target, func(t *testing.T) {
+			p, o := load(t, tt.policy)
+			o.For = tt.target
+			if tt.ref != "" {
+				o.Ref = ref(t, tt.ref)
+			}
+			_, err := policyexport.Export(context.Background(), p, o)
+			if !errors.Is(err, policyexport.ErrInexpressible) || !errors.Is(err, errdef.ErrInvalidArgument) {
+				t.Fatalf("want ErrInexpressible (invalid argument), got %v", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("the refusal does not name %q:\n%v", w, err)
+				}
+			}
+			if n := strings.Count(err.Error(), "\n  - "); n < len(tt.want) {
+				t.Errorf("lists %d items, want at least %d", n, len(tt.want))
+			}
+		})
+	}
+}
+
+// TestExportUsage: the mistakes of the command line.
+func TestExportUsage(t *testing.T) {
+	tests := []struct {
+		policy, target, ref, want string
+	}{
+		{"strict.yaml", "flux", "", `2 scopes (scope "registry.example.com/addons", scope "registry.example.com/addons/critical")`},
+		{"keys.yaml", "flux", "ghcr.io/other/x:1", "no scope of the policy applies"},
+		{"keys.yaml", "kyverno", "", "no images section"},
+		{"keys.yaml", "helm", "", `--for "helm"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.policy+"/"+tt.target, func(t *testing.T) {
+			p, o := load(t, tt.policy)
+			o.For = tt.target
+			if tt.ref != "" {
+				o.Ref = ref(t, tt.ref)
+			}
+			_, err := policyexport.Export(context.Background(), p, o)
+			if !errors.Is(err, errdef.ErrInvalidArgument) || errors.Is(err, policyexport.ErrInexpressible) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v, want an invalid argument saying %q", err, tt.want)
+			}
+		})
+	}
+}
