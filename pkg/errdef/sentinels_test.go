@@ -22,6 +22,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/keys"
 	"github.com/addonpack/addonpack/pkg/layout"
 	"github.com/addonpack/addonpack/pkg/mirror"
+	"github.com/addonpack/addonpack/pkg/policyexport"
 	"github.com/addonpack/addonpack/pkg/preflight"
 	"github.com/addonpack/addonpack/pkg/provenance"
 	"github.com/addonpack/addonpack/pkg/prune"
@@ -92,6 +93,7 @@ var sentinels = map[string]error{
 	"registry.ErrUnauthorized":      registry.ErrUnauthorized,
 	"registry.ErrUnreachable":       registry.ErrUnreachable,
 	"mirror.ErrFile":                mirror.ErrFile,
+	"policyexport.ErrInexpressible": policyexport.ErrInexpressible,
 	"preflight.ErrFailed":           preflight.ErrFailed,
 	"preflight.ErrUnreachable":      preflight.ErrUnreachable,
 	"preflight.ErrDenied":           preflight.ErrDenied,

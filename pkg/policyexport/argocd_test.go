@@ -25,7 +25,7 @@ type pluginConfig struct {
 		Name string `json:"name"`
 	} `json:"metadata"`
 	Spec struct {
-		Version  string `json:"version"`
+		Version  string  `json:"version"`
 		Init     command `json:"init,omitempty"`
 		Generate command `json:"generate"`
 		Discover struct {

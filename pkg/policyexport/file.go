@@ -1,0 +1,64 @@
+package policyexport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/addonpack/addonpack/pkg/errdef"
+	"github.com/addonpack/addonpack/pkg/verify"
+)
+
+// maxPolicyFile bounds the policy file read (verify.LoadPolicy's bound).
+const maxPolicyFile = 1 << 20
+
+// ExportFile loads the policy file at path (keys by path relative to it,
+// getenv for env:// keys; nil means os.Getenv) and exports it (Export).
+func ExportFile(ctx context.Context, path string, getenv func(string) string, opts Options) (*Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", path, err)
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(io.LimitReader(f, maxPolicyFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", path, err)
+	}
+	if len(raw) > maxPolicyFile {
+		return nil, fmt.Errorf("policy %s: %w: larger than %d bytes", path, verify.ErrPolicy, maxPolicyFile)
+	}
+	p, err := verify.ParsePolicy(ctx, raw, path, getenv)
+	if err != nil {
+		return nil, err
+	}
+	opts.Policy, opts.File = raw, path
+	return Export(ctx, p, opts)
+}
+
+// WriteDir writes each file of r into dir (made if missing), the lost
+// items' comments at the top of each. A file that exists is refused
+// (errdef.ErrExists) unless force; nothing is written then.
+func (r *Result) WriteDir(dir string, force bool) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("-o %s: %w", dir, err)
+	}
+	if !force {
+		for _, f := range r.Files {
+			p := filepath.Join(dir, f.Name)
+			if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("-o %s: %s: %w (--force replaces it)", dir, f.Name, errdef.ErrExists)
+			}
+		}
+	}
+	for _, f := range r.Files {
+		p := filepath.Join(dir, f.Name)
+		if err := os.WriteFile(p, append(append([]byte(nil), r.Header...), f.Data...), 0o644); err != nil {
+			return fmt.Errorf("-o %s: %w", dir, err)
+		}
+	}
+	return nil
+}
