@@ -27,6 +27,9 @@ func (c *Consumer) GitOps(ctx context.Context, ref registry.Reference, name stri
 	}
 	g := tmpl
 	var loaded *artifact.Loaded
+	if g.Plugin != "" {
+		return c.pluginApp(ctx, ref, name, values, valuesName, tool, g)
+	}
 	if values == nil {
 		var err error
 		if loaded, err = c.Load(ctx, ref, name); err != nil {
@@ -72,4 +75,24 @@ func (c *Consumer) checkFluxKey(ctx context.Context, ref registry.Reference, loa
 		return fmt.Errorf("--public-key: Flux would refuse %s: %w", ref.WithDigest(loaded.Descriptor.Digest), err)
 	}
 	return nil
+}
+
+// pluginApp is GitOps for an Argo CD Application that renders with the
+// addonpack plugin: the values are checked now, as the plugin will render
+// them, and handed to it whole (no kustomize edits).
+func (c *Consumer) pluginApp(ctx context.Context, ref registry.Reference, name string, values []byte, valuesName, tool string, g deliver.GitOps) ([]byte, *artifact.Loaded, error) {
+	if tool != "argocd" {
+		return nil, nil, fmt.Errorf("--plugin %s: %w: a plugin is Argo CD's (--for argocd)", g.Plugin, deliver.ErrFormat)
+	}
+	p, err := c.Open(ctx, ref, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer p.Close()
+	if _, err := p.Render(ctx, values, valuesName); err != nil {
+		return nil, nil, err
+	}
+	g.Ref, g.Addon, g.Values = ref.WithDigest(p.Loaded.Descriptor.Digest), p.Loaded.Addon, values
+	out, err := deliver.ArgoCD(g)
+	return out, p.Loaded, err
 }

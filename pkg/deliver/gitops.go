@@ -41,7 +41,19 @@ type GitOps struct {
 	// Edits, from Package.GitOpsEdits, carry a user's values: the
 	// controllers append them to the package's root kustomization.
 	Edits Edits
+	// Plugin, when set, names the Argo CD Config Management Plugin
+	// (addonpack policy export --for argocd) the Application renders with:
+	// addonpack render of Ref under the plugin's policy, with Values.
+	Plugin string
+	Values []byte
 }
+
+// The parameters of the Argo CD plugin, as the Application sets them
+// (source.plugin.env; Argo CD hands them to the plugin as ARGOCD_ENV_…).
+const (
+	PluginRefEnv    = "ADDONPACK_REF"
+	PluginValuesEnv = "ADDONPACK_VALUES"
+)
 
 func (g GitOps) defaults(ns string) GitOps {
 	if g.Namespace == "" {
@@ -123,7 +135,8 @@ func Flux(g GitOps) ([]byte, error) {
 
 // ArgoCD returns an Argo CD Application with an OCI source pinned by digest.
 // Argo CD reads artifacts with exactly one layer of an allowed media type,
-// which addonpack artifacts are.
+// which addonpack artifacts are. With g.Plugin the source names that
+// plugin, which verifies and renders the reference itself.
 func ArgoCD(g GitOps) ([]byte, error) {
 	if g.Ref.Digest == "" {
 		return nil, fmt.Errorf("%s: Argo CD objects need a reference pinned by digest", g.Ref)
@@ -144,6 +157,13 @@ func ArgoCD(g GitOps) ([]byte, error) {
 	}
 	if kust := g.Edits.argoCD(); kust != nil {
 		source["kustomize"] = kust
+	}
+	if g.Plugin != "" {
+		env := []any{map[string]any{"name": PluginRefEnv, "value": g.Ref.Repo() + "@" + g.Ref.Digest.String()}}
+		if len(g.Values) > 0 {
+			env = append(env, map[string]any{"name": PluginValuesEnv, "value": string(g.Values)})
+		}
+		source["plugin"] = map[string]any{"name": g.Plugin, "env": env}
 	}
 	app := map[string]any{
 		"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",

@@ -8,6 +8,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/verify"
 )
@@ -20,8 +21,8 @@ const (
 	DefaultImage = "ghcr.io/addonpack/addonpack:latest"
 	// RefEnv and ValuesEnv are the plugin's parameters, set by the
 	// Application (source.plugin.env; Argo CD prefixes them ARGOCD_ENV_).
-	RefEnv    = "ADDONPACK_REF"
-	ValuesEnv = "ADDONPACK_VALUES"
+	RefEnv    = deliver.PluginRefEnv
+	ValuesEnv = deliver.PluginValuesEnv
 )
 
 // generateScript is the plugin's generate command: addonpack verifies the

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/addonpack/addonpack/cmd/addonpack/commands"
 )
 
@@ -46,5 +48,63 @@ func TestPolicyExport(t *testing.T) {
 	}
 	if r := run(t, nil, "policy", "export", keys, "--for", "argocd", "-o", dir, "--force"); r.code != 0 {
 		t.Fatalf("--force: exit %d, stderr %s", r.code, r.err)
+	}
+}
+
+// pluginApp: render --for argocd --plugin writes an Application whose
+// plugin parameters, run as the plugin's generate command runs them (render
+// REF --policy the exported self-contained policy --values), give what
+// render --values gives with the key.
+func pluginApp(t *testing.T, env map[string]string, ref, pubKey, values string, norm *strings.Replacer) {
+	t.Helper()
+	app := run(t, env, "render", "--for", "argocd", "--plugin", "addonpack", ref, "--key", pubKey, "--values", values)
+	if app.code != 0 {
+		t.Fatalf("--plugin: %+v", app)
+	}
+	golden(t, "argocd-plugin.yaml", norm.Replace(app.out))
+	if r := run(t, env, "render", "--for", "flux", "--plugin", "addonpack", ref, "--key", pubKey); r.code != commands.ExitUsage {
+		t.Fatalf("--for flux --plugin: %+v", r)
+	}
+	var a struct {
+		Spec struct {
+			Source struct {
+				Plugin struct {
+					Name string
+					Env  []struct{ Name, Value string }
+				}
+			}
+		}
+	}
+	if err := yaml.Unmarshal([]byte(app.out), &a); err != nil {
+		t.Fatal(err)
+	}
+	params := map[string]string{}
+	for _, e := range a.Spec.Source.Plugin.Env {
+		params[e.Name] = e.Value
+	}
+	dir := t.TempDir()
+	policy := filepath.Join(dir, "policy.yaml")
+	abs, _ := filepath.Abs(pubKey)
+	os.WriteFile(policy, []byte("apiVersion: addonpack.dev/v1alpha2\nkind: VerificationPolicy\nkeys:\n  - name: release\n    path: "+abs+"\nscopes:\n  - keys: [release]\n"), 0o600)
+	out := filepath.Join(dir, "argocd")
+	if r := run(t, env, "policy", "export", policy, "--for", "argocd", "-o", out); r.code != 0 {
+		t.Fatalf("policy export: %+v", r)
+	}
+	var cm struct{ Data map[string]string }
+	raw, _ := os.ReadFile(filepath.Join(out, "addonpack-cmp.yaml"))
+	if err := yaml.Unmarshal(raw, &cm); err != nil {
+		t.Fatal(err)
+	}
+	mounted := filepath.Join(dir, "mounted")
+	os.Mkdir(mounted, 0o700)
+	for k, v := range cm.Data {
+		os.WriteFile(filepath.Join(mounted, k), []byte(v), 0o600)
+	}
+	vals := filepath.Join(dir, "values.yaml")
+	os.WriteFile(vals, []byte(params["ADDONPACK_VALUES"]), 0o600)
+	got := run(t, env, "render", params["ADDONPACK_REF"], "--policy", filepath.Join(mounted, "policy.yaml"), "--values", vals)
+	want := run(t, env, "render", ref, "--key", pubKey, "--values", values)
+	if got.code != 0 || want.code != 0 || got.out != want.out || a.Spec.Source.Plugin.Name != "addonpack" {
+		t.Fatalf("the plugin's render differs from render --values:\nplugin %+v\nrender %+v", got, want)
 	}
 }

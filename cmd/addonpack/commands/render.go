@@ -36,6 +36,7 @@ func newRender(g *globals) *cobra.Command {
   addonpack render localhost:5000/addons/hello:0.1.0 --key release.pub --format kustomize -o ./hello-rendered && kubectl apply -k ./hello-rendered
   addonpack render --for flux localhost:5000/addons/hello:0.1.0 --key release.pub --public-key release.pub
   addonpack render --for argocd localhost:5000/addons/hello:0.1.0 --key release.pub --values my-hello.yaml
+  addonpack render --for argocd --plugin addonpack localhost:5000/addons/hello:0.1.0 --policy policy.yaml --values my-hello.yaml
   addonpack render localhost:5000/addons/hello --version 0.x --key release.pub --values my-hello.yaml
   addonpack render --stack addons.yaml --key release.pub`,
 		Args: maxArgs(1),
@@ -51,6 +52,7 @@ func newRender(g *globals) *cobra.Command {
 	f.StringVar(&o.gitops.Namespace, "namespace", "", "with --for: namespace of the Flux/Argo CD objects (default flux-system / argocd)")
 	f.StringVar(&o.gitops.TargetNamespace, "target-namespace", "", "with --for: namespace for the add-on's namespaced objects")
 	f.StringVar(&o.gitops.Interval, "interval", "10m", "with --for: reconciliation interval")
+	f.StringVar(&o.gitops.Plugin, "plugin", "", "with --for argocd: the Application renders with this addonpack plugin (policy export --for argocd), which verifies under its policy")
 	f.StringVar(&o.stackFile, "stack", "", "render every add-on of this locked stack file, in install order")
 	f.StringVar(&o.kubeVersion, "kube-version", "", "the target cluster's Kubernetes version (1.30.2, v1.30.2-eks-1), for components that depend on it; with --stack, overrides the stack file's kubernetes")
 	o.vf.add(cmd, true)
@@ -179,7 +181,9 @@ With --values the objects carry your resolved config as a patch of the package's
 object (Kustomization spec.patches, Application source.kustomize.patches) and the
 components it enables; render checks in process that the package built that way equals
 render --values, and refuses otherwise (a component that reads the config in its own
-replacements: commit --format kustomize output instead).
+replacements: commit --format kustomize output instead). --for argocd --plugin NAME writes
+an Application that renders with the addonpack plugin NAME (policy export --for argocd):
+the plugin verifies the reference under its policy and renders it with your values.
 
 --stack FILE renders every add-on of a locked stack (addonpack lock FILE first), each fetched
 by its locked digest and verified again, with the values the stack file gives it, in install

@@ -158,6 +158,7 @@ func TestRenderVerbs(t *testing.T) {
 	norm := strings.NewReplacer(reg.Host(), "registry.example:5000", digest, "sha256:DIGEST", indentedPEMBody(t, pubKey), "    MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEexample\n")
 	golden(t, "flux.yaml", norm.Replace(flux.out))
 	golden(t, "argocd.yaml", norm.Replace(argo.out))
+	pluginApp(t, env, ref, pubKey, vs, norm)
 	// A key that did not sign the artifact is refused here, not by Flux in
 	// the cluster; without a key, stderr says Flux will not verify.
 	if r := run(t, env, "render", "--for", "flux", ref, "--public-key", filepath.Join(home, "other.pub"), "--key", pubKey); r.code != commands.ExitVerify || r.out != "" ||
