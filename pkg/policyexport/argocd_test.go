@@ -11,7 +11,9 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/policyexport"
+	"github.com/addonpack/addonpack/pkg/spec"
 	"github.com/addonpack/addonpack/pkg/verify"
 )
 
@@ -104,4 +106,55 @@ func TestArgoCDPlugin(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPluginApplicationMatchesCRD: the Application render --for argocd
+// --plugin writes (deliver.ArgoCD with a plugin) matches Argo CD's
+// Application CRD, names the plugin and hands it the reference by digest
+// under the parameter names the plugin's command reads.
+func TestPluginApplicationMatchesCRD(t *testing.T) {
+	sch := crdSchemas(t, "argoproj.io_applications.yaml.gz")["argoproj.io/v1alpha1"]
+	r := ref(t, "registry.example.com/addons/hello@sha256:"+strings.Repeat("cd", 32))
+	a := &spec.Addon{}
+	a.Metadata.Name, a.Spec.Version = "hello", "0.1.0"
+	out, err := deliver.ArgoCD(deliver.GitOps{Ref: *r, Addon: a, Plugin: "addonpack", Values: []byte("spec:\n  replicas: 2\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var app map[string]any
+	if err := yaml.Unmarshal(out, &app); err != nil {
+		t.Fatal(err)
+	}
+	if err := validate(sch, app); err != nil {
+		t.Fatalf("the Application does not match Argo CD's CRD: %v\n%s", err, out)
+	}
+	plugin := app["spec"].(map[string]any)["source"].(map[string]any)["plugin"].(map[string]any)
+	if plugin["envv"] = true; validate(sch, app) == nil {
+		t.Error("the Application schema accepts an unknown field of source.plugin")
+	}
+	for _, want := range []string{"name: addonpack", "name: " + policyexport.RefEnv, "value: registry.example.com/addons/hello@sha256:cdcd", "name: " + policyexport.ValuesEnv} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the Application lacks %q:\n%s", want, out)
+		}
+	}
+	for _, env := range []string{policyexport.RefEnv, policyexport.ValuesEnv} {
+		if !strings.Contains(generateArgs(t), "ARGOCD_ENV_"+env) {
+			t.Errorf("the plugin's command does not read ARGOCD_ENV_%s", env)
+		}
+	}
+}
+
+func generateArgs(t *testing.T) string {
+	t.Helper()
+	p, o := load(t, "keys.yaml")
+	o.For = "argocd"
+	res, err := policyexport.Export(context.Background(), p, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pc pluginConfig
+	if err := yaml.UnmarshalStrict(res.Files[0].Data, &pc); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(pc.Spec.Generate.Args, " ")
 }
