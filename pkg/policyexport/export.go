@@ -84,6 +84,9 @@ func Export(ctx context.Context, p *verify.Policy, opts Options) (*Result, error
 	if err := CheckTarget(opts.For); err != nil {
 		return nil, err
 	}
+	if opts.Ref != nil && opts.For != "flux" {
+		return nil, fmt.Errorf("--ref is for --for flux (its scope and OCIRepository): %w", errdef.ErrInvalidArgument)
+	}
 	if opts.Name == "" {
 		opts.Name = "addonpack"
 	}

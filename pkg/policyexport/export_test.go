@@ -159,6 +159,8 @@ func TestExportUsage(t *testing.T) {
 		{"keys.yaml", "flux", "ghcr.io/other/x:1", "no scope of the policy applies"},
 		{"keys.yaml", "kyverno", "", "no images section"},
 		{"keys.yaml", "helm", "", `--for "helm"`},
+		{"images.yaml", "kyverno", "ghcr.io/example/app:1", "--ref is for --for flux"},
+		{"keys.yaml", "argocd", "registry.example.com/addons/x:1", "--ref is for --for flux"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.policy+"/"+tt.target, func(t *testing.T) {
