@@ -176,3 +176,32 @@ func TestExportUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteDir: each file carries the lost items' comments; an existing
+// file is refused (ErrExists) and nothing is written, unless force.
+func TestWriteDir(t *testing.T) {
+	p, o := load(t, "images.yaml")
+	o.For, o.Lossy = "policy-controller", true
+	res, err := policyexport.Export(context.Background(), p, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := res.WriteDir(dir, false); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "policy-controller.yaml"))
+	if !bytes.HasPrefix(got, []byte("# addonpack: not enforced by policy-controller: ")) || !bytes.Equal(got, res.Stream()) {
+		t.Errorf("the file is not the stream with its header:\n%s", got)
+	}
+	os.WriteFile(filepath.Join(dir, "policy-controller.yaml"), []byte("mine"), 0o644)
+	if err := res.WriteDir(dir, false); !errors.Is(err, errdef.ErrExists) {
+		t.Fatalf("an existing file: %v, want ErrExists", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "policy-controller.yaml")); string(b) != "mine" {
+		t.Error("a refused WriteDir wrote")
+	}
+	if err := res.WriteDir(dir, true); err != nil {
+		t.Fatal(err)
+	}
+}
