@@ -21,11 +21,11 @@ import (
 var ErrInexpressible = errdef.New(errdef.ErrInvalidArgument, "the policy cannot be expressed for this target")
 
 // Targets are the consumers Export writes for.
-var Targets = []string{"flux", "argocd", "kyverno", "policy-controller"}
+func Targets() []string { return []string{"flux", "argocd", "kyverno", "policy-controller"} }
 
 // Options say what to export for whom.
 type Options struct {
-	// For is one of Targets.
+	// For is one of Targets().
 	For string
 	// Ref, when set, selects the scope (flux) and gives the OCIRepository
 	// its url and ref.
@@ -117,8 +117,8 @@ func Export(ctx context.Context, p *verify.Policy, opts Options) (*Result, error
 
 // CheckTarget refuses a target Export does not know.
 func CheckTarget(target string) error {
-	if !slices.Contains(Targets, target) {
-		return fmt.Errorf("--for %q: want one of %s: %w", target, strings.Join(Targets, ", "), errdef.ErrInvalidArgument)
+	if !slices.Contains(Targets(), target) {
+		return fmt.Errorf("--for %q: want one of %s: %w", target, strings.Join(Targets(), ", "), errdef.ErrInvalidArgument)
 	}
 	return nil
 }
