@@ -21,9 +21,9 @@ func images(p *verify.Policy, target string) ([]verify.ImageRule, error) {
 
 func imageWhere(r verify.ImageRule) string { return fmt.Sprintf("images %q", r.Glob) }
 
-// rootLost: neither admission controller takes a trusted_root.json; they
-// verify keyless signatures against their own Sigstore trust (the public
-// good instance unless configured otherwise).
+// rootLost: policy-controller takes a trusted root only as a TrustRoot
+// resource (not written here); without one it verifies keyless signatures
+// against its own Sigstore trust (the public-good instance).
 func rootLost(where, target string, id verify.Identity) string {
 	return fmt.Sprintf("%s: identity %q trusted root %q (%s) — %s verifies keyless signatures against its own Sigstore trust roots", where, id.Name, id.Root.Name, id.Root.Digest, targetNames[target])
 }
@@ -32,7 +32,7 @@ func rootLost(where, target string, id verify.Identity) string {
 // per images entry: its glob as imageReferences ("**" written "*": Kyverno's
 // "*" also crosses "/", so a rule may cover more images than the glob,
 // never fewer), one attestor set whose count is the threshold, an entry per
-// distinct key and per identity.
+// distinct key and per identity (with its trusted root's material: root.go).
 func kyverno(p *verify.Policy, o Options) (*Result, error) {
 	rules, err := images(p, "kyverno")
 	if err != nil {
@@ -58,9 +58,11 @@ func kyverno(p *verify.Policy, o Options) (*Result, error) {
 		}
 		for _, id := range r.Identities {
 			lost = append(lost, identityLost(where, id)...)
-			lost = append(lost, rootLost(where, "kyverno", id))
-			kl := map[string]any{}
-			kl["issuerRegExp"], kl["subjectRegExp"] = exact(id.Issuer, id.IssuerRegexp), exact(id.Subject, id.SubjectRegexp)
+			kl, rl, err := kyvernoKeyless(where, id)
+			if err != nil {
+				return nil, err
+			}
+			lost = append(lost, rl...)
 			entries = append(entries, map[string]any{"keyless": kl})
 		}
 		set := map[string]any{"entries": entries}

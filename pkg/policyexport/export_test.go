@@ -74,7 +74,8 @@ func TestExport(t *testing.T) {
 		{"argocd", "keyless.yaml", "argocd", "", false, 0},
 		{"argocd-strict", "strict.yaml", "argocd", "", false, 0},
 		{"kyverno.yaml", "images.yaml", "kyverno", "", false, 0},
-		{"kyverno-keyless-lossy.yaml", "images-keyless.yaml", "kyverno", "", true, 1},
+		{"kyverno-keyless-lossy.yaml", "images-keyless.yaml", "kyverno", "", true, 2},
+		{"kyverno-keyless.yaml", "images-keyless-open.yaml", "kyverno", "", false, 0},
 		{"policy-controller-lossy.yaml", "images.yaml", "policy-controller", "", true, 1},
 		{"policy-controller-keyless-lossy.yaml", "images-keyless.yaml", "policy-controller", "", true, 1},
 	}
@@ -124,7 +125,10 @@ func TestExportRefuses(t *testing.T) {
 		}},
 		{"strict.yaml", "flux", "registry.example.com/addons/x:1", []string{`key "release" validity window`}},
 		{"images.yaml", "policy-controller", "", []string{`images "registry.example.com/base/*": threshold 2`}},
-		{"images-keyless.yaml", "kyverno", "", []string{`identity "image-workflow" trusted root "test-sigstore"`}},
+		{"images-keyless.yaml", "kyverno", "", []string{
+			`identity "image-workflow" trusted root "test-sigstore": a signed timestamp is required`,
+			`trusted root "test-sigstore": validity ends of certificate authority https://fulcio.test.invalid (until 2036-01-01T00:00:00Z)`,
+		}},
 		{"images-keyless.yaml", "policy-controller", "", []string{`identity "image-workflow" trusted root "test-sigstore"`}},
 	}
 	for _, tt := range tests {
