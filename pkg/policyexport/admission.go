@@ -21,13 +21,6 @@ func images(p *verify.Policy, target string) ([]verify.ImageRule, error) {
 
 func imageWhere(r verify.ImageRule) string { return fmt.Sprintf("images %q", r.Glob) }
 
-// rootLost: policy-controller takes a trusted root only as a TrustRoot
-// resource (not written here); without one it verifies keyless signatures
-// against its own Sigstore trust (the public-good instance).
-func rootLost(where, target string, id verify.Identity) string {
-	return fmt.Sprintf("%s: identity %q trusted root %q (%s) — %s verifies keyless signatures against its own Sigstore trust roots", where, id.Name, id.Root.Name, id.Root.Digest, targetNames[target])
-}
-
 // kyverno writes a ClusterPolicy (kyverno.io/v1) with one verifyImages rule
 // per images entry: its glob as imageReferences ("**" written "*": Kyverno's
 // "*" also crosses "/", so a rule may cover more images than the glob,
@@ -92,16 +85,18 @@ func kyverno(p *verify.Policy, o Options) (*Result, error) {
 
 // policyController writes one ClusterImagePolicy (policy.sigstore.dev/v1beta1)
 // per images entry: the glob unchanged (addonpack's glob is
-// policy-controller's), an authority per distinct key and one keyless
-// authority with every identity; any authority suffices, so a threshold
-// over 1 is lost.
+// policy-controller's), an authority per distinct key and a keyless
+// authority per trusted root with its identities, the root written as a
+// TrustRoot (its Rekor log required when it has one, its TSA checked);
+// any authority suffices, so a threshold over 1 is lost.
 func policyController(p *verify.Policy, o Options) (*Result, error) {
 	rules, err := images(p, "policy-controller")
 	if err != nil {
 		return nil, err
 	}
 	var lost []string
-	var docs []any
+	var docs, roots []any
+	rootName := map[string]string{} // by digest
 	for i, r := range rules {
 		where := imageWhere(r)
 		if r.Threshold > 1 {
@@ -117,16 +112,37 @@ func policyController(p *verify.Policy, o Options) (*Result, error) {
 			seen[k.Verifier.ID] = true
 			auths = append(auths, map[string]any{"name": "key-" + k.Name, "key": map[string]any{"data": string(k.Verifier.PEM), "hashAlgorithm": "sha256"}})
 		}
-		var ids []any
+		byRoot := map[string][]any{}
+		var order []*verify.TrustedRoot
 		for _, id := range r.Identities {
 			lost = append(lost, identityLost(where, id)...)
-			lost = append(lost, rootLost(where, "policy-controller", id))
-			m := map[string]any{}
-			m["issuerRegExp"], m["subjectRegExp"] = exact(id.Issuer, id.IssuerRegexp), exact(id.Subject, id.SubjectRegexp)
-			ids = append(ids, m)
+			if _, ok := byRoot[id.Root.Digest]; !ok {
+				order = append(order, id.Root)
+			}
+			byRoot[id.Root.Digest] = append(byRoot[id.Root.Digest], map[string]any{
+				"issuerRegExp": exact(id.Issuer, id.IssuerRegexp), "subjectRegExp": exact(id.Subject, id.SubjectRegexp),
+			})
 		}
-		if len(ids) > 0 {
-			auths = append(auths, map[string]any{"name": "keyless", "keyless": map[string]any{"identities": ids}})
+		for _, tr := range order {
+			name, ok := rootName[tr.Digest]
+			obj, parts, rl, err := trustRoot(o.Name+"-"+tr.Name, tr)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				name = o.Name + "-" + tr.Name
+				rootName[tr.Digest] = name
+				roots = append(roots, obj)
+				lost = append(lost, rl...)
+			}
+			a := map[string]any{"name": "keyless-" + tr.Name, "keyless": map[string]any{"identities": byRoot[tr.Digest], "trustRootRef": name}}
+			if len(parts.TLogs) > 0 {
+				a["ctlog"] = map[string]any{"url": parts.TLogs[0].URL, "trustRootRef": name}
+			}
+			if len(parts.TSAs) > 0 {
+				a["rfc3161timestamp"] = map[string]any{"trustRootRef": name}
+			}
+			auths = append(auths, a)
 		}
 		docs = append(docs, map[string]any{
 			"apiVersion": "policy.sigstore.dev/v1beta1", "kind": "ClusterImagePolicy",
@@ -138,7 +154,7 @@ func policyController(p *verify.Policy, o Options) (*Result, error) {
 			},
 		})
 	}
-	doc, err := marshalAll(docs...)
+	doc, err := marshalAll(append(roots, docs...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -127,6 +127,7 @@ func TestGoldensMatchConsumerCRDs(t *testing.T) {
 		"OCIRepository":      crdSchemas(t, "source.toolkit.fluxcd.io_ocirepositories.yaml"),
 		"ClusterPolicy":      crdSchemas(t, "kyverno.io_clusterpolicies.yaml.gz"),
 		"ClusterImagePolicy": crdSchemas(t, "policy-controller_clusterimagepolicy.yaml"),
+		"TrustRoot":          crdSchemas(t, "policy-controller_trustroot.yaml"),
 	}
 	files, _ := filepath.Glob(filepath.Join("testdata", "golden", "*.yaml"))
 	checked := map[string]int{}

@@ -77,7 +77,8 @@ func TestExport(t *testing.T) {
 		{"kyverno-keyless-lossy.yaml", "images-keyless.yaml", "kyverno", "", true, 2},
 		{"kyverno-keyless.yaml", "images-keyless-open.yaml", "kyverno", "", false, 0},
 		{"policy-controller-lossy.yaml", "images.yaml", "policy-controller", "", true, 1},
-		{"policy-controller-keyless-lossy.yaml", "images-keyless.yaml", "policy-controller", "", true, 1},
+		{"policy-controller-keyless-lossy.yaml", "images-keyless.yaml", "policy-controller", "", true, 3},
+		{"policy-controller-keyless.yaml", "images-keyless-open.yaml", "policy-controller", "", false, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
@@ -129,7 +130,11 @@ func TestExportRefuses(t *testing.T) {
 			`identity "image-workflow" trusted root "test-sigstore": a signed timestamp is required`,
 			`trusted root "test-sigstore": validity ends of certificate authority https://fulcio.test.invalid (until 2036-01-01T00:00:00Z)`,
 		}},
-		{"images-keyless.yaml", "policy-controller", "", []string{`identity "image-workflow" trusted root "test-sigstore"`}},
+		{"images-keyless.yaml", "policy-controller", "", []string{
+			`trusted root "test-sigstore": validity ends of certificate authority https://fulcio.test.invalid`,
+			`trusted root "test-sigstore": a signed timestamp is required`,
+			`trusted root "test-sigstore": a transparency log entry is required`,
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.policy+"/"+tt.target, func(t *testing.T) {

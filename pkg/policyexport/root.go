@@ -1,6 +1,7 @@
 package policyexport
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 // that take it piecewise (Kyverno's keyless attestor).
 type rootParts struct {
 	CAs    []string // each CA's chain, PEM, in the root's order
+	// CAMeta and TSAMeta are the subjects and URIs of CAs and TSAs.
+	CAMeta, TSAMeta []authorityMeta
 	TLogs  []logPart
 	CTLogs []logPart
 	TSAs   []string // each timestamping authority's chain, PEM
@@ -21,7 +24,9 @@ type rootParts struct {
 	Ends []string
 }
 
-type logPart struct{ URL, PEM string }
+type logPart struct{ URL, PEM, Hash string }
+
+type authorityMeta struct{ Organization, CommonName, URI string }
 
 type rootJSON struct {
 	CertificateAuthorities []authorityJSON `json:"certificateAuthorities"`
@@ -31,6 +36,10 @@ type rootJSON struct {
 }
 
 type authorityJSON struct {
+	Subject struct {
+		Organization string `json:"organization"`
+		CommonName   string `json:"commonName"`
+	} `json:"subject"`
 	URI       string `json:"uri"`
 	CertChain struct {
 		Certificates []struct {
@@ -41,7 +50,8 @@ type authorityJSON struct {
 }
 
 type logJSON struct {
-	BaseURL   string `json:"baseUrl"`
+	BaseURL       string `json:"baseUrl"`
+	HashAlgorithm string `json:"hashAlgorithm"`
 	PublicKey struct {
 		RawBytes []byte `json:"rawBytes"`
 		ValidFor window `json:"validFor"`
@@ -73,13 +83,20 @@ func parseRoot(tr *verify.TrustedRoot) (rootParts, error) {
 		if l.PublicKey.ValidFor.End != "" {
 			p.Ends = append(p.Ends, fmt.Sprintf("%s %s (until %s)", what, l.BaseURL, l.PublicKey.ValidFor.End))
 		}
-		return logPart{URL: l.BaseURL, PEM: string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: l.PublicKey.RawBytes}))}
+		// policy-controller's names of the root's SHA2_256, SHA2_384, SHA2_512
+		hash := strings.TrimPrefix(l.HashAlgorithm, "SHA2_")
+		if hash == "" {
+			hash = "256" // the protobuf default
+		}
+		return logPart{URL: l.BaseURL, Hash: "sha-" + hash, PEM: string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: l.PublicKey.RawBytes}))}
 	}
 	for _, a := range r.CertificateAuthorities {
 		p.CAs = append(p.CAs, chain(a, "certificate authority"))
+		p.CAMeta = append(p.CAMeta, authorityMeta{a.Subject.Organization, a.Subject.CommonName, a.URI})
 	}
 	for _, a := range r.TimestampAuthorities {
 		p.TSAs = append(p.TSAs, chain(a, "timestamping authority"))
+		p.TSAMeta = append(p.TSAMeta, authorityMeta{a.Subject.Organization, a.Subject.CommonName, a.URI})
 	}
 	for _, l := range r.TLogs {
 		p.TLogs = append(p.TLogs, log(l, "transparency log"))
@@ -137,4 +154,59 @@ func kyvernoKeyless(where string, id verify.Identity) (map[string]any, []string,
 		lost = append(lost, fmt.Sprintf("%s: require [%s]", at, strings.Join(d, ", ")))
 	}
 	return kl, lost, nil
+}
+
+// trustRoot is a policy-controller TrustRoot (policy.sigstore.dev/v1alpha1)
+// holding tr's material as sigstoreKeys (byte fields base64 of PEM, as its
+// API takes them), with what policy-controller drops of it.
+func trustRoot(name string, tr *verify.TrustedRoot) (map[string]any, rootParts, []string, error) {
+	p, err := parseRoot(tr)
+	if err != nil {
+		return nil, p, nil, err
+	}
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	authorities := func(chains []string, meta []authorityMeta) []any {
+		var out []any
+		for i, c := range chains {
+			out = append(out, map[string]any{
+				"subject":   map[string]any{"organization": meta[i].Organization, "commonName": meta[i].CommonName},
+				"uri":       meta[i].URI,
+				"certChain": b64(c),
+			})
+		}
+		return out
+	}
+	logs := func(ls []logPart) []any {
+		var out []any
+		for _, l := range ls {
+			out = append(out, map[string]any{"baseURL": l.URL, "hashAlgorithm": l.Hash, "publicKey": b64(l.PEM)})
+		}
+		return out
+	}
+	keys := map[string]any{"certificateAuthorities": authorities(p.CAs, p.CAMeta)}
+	for k, v := range map[string][]any{"tLogs": logs(p.TLogs), "ctLogs": logs(p.CTLogs), "timestampAuthorities": authorities(p.TSAs, p.TSAMeta)} {
+		if len(v) > 0 {
+			keys[k] = v
+		}
+	}
+	at := fmt.Sprintf("trusted root %q", tr.Name)
+	var lost []string
+	if len(p.Ends) > 0 {
+		lost = append(lost, fmt.Sprintf("%s: validity ends of %s", at, strings.Join(p.Ends, ", ")))
+	}
+	if len(p.TSAs) > 0 {
+		lost = append(lost, at+": a signed timestamp is required (policy-controller checks one when the signature has it)")
+		if len(p.TLogs) > 0 {
+			lost = append(lost, at+": a transparency log entry is required (policy-controller skips the log when it checks a timestamp)")
+		}
+	}
+	if d := tr.Demanded(); len(d) > 0 {
+		lost = append(lost, fmt.Sprintf("%s: require [%s]", at, strings.Join(d, ", ")))
+	}
+	obj := map[string]any{
+		"apiVersion": "policy.sigstore.dev/v1alpha1", "kind": "TrustRoot",
+		"metadata": map[string]any{"name": name, "labels": labels()},
+		"spec":     map[string]any{"sigstoreKeys": keys},
+	}
+	return obj, p, lost, nil
 }
