@@ -14,12 +14,12 @@ import (
 // bytes a policy pinned, already checked by verify), as PEM for consumers
 // that take it piecewise (Kyverno's keyless attestor).
 type rootParts struct {
-	CAs    []string // each CA's chain, PEM, in the root's order
+	CAs []string // each CA's chain, PEM, in the root's order
 	// CAMeta and TSAMeta are the subjects and URIs of CAs and TSAs.
 	CAMeta, TSAMeta []authorityMeta
-	TLogs  []logPart
-	CTLogs []logPart
-	TSAs   []string // each timestamping authority's chain, PEM
+	TLogs           []logPart
+	CTLogs          []logPart
+	TSAs            []string // each timestamping authority's chain, PEM
 	// Ends names the parts with an end of validity (validFor.end).
 	Ends []string
 }
@@ -52,7 +52,7 @@ type authorityJSON struct {
 type logJSON struct {
 	BaseURL       string `json:"baseUrl"`
 	HashAlgorithm string `json:"hashAlgorithm"`
-	PublicKey struct {
+	PublicKey     struct {
 		RawBytes []byte `json:"rawBytes"`
 		ValidFor window `json:"validFor"`
 	} `json:"publicKey"`
