@@ -125,6 +125,7 @@ func TestExportRefuses(t *testing.T) {
 			`identity "release-workflow" (Flux verifies with the Secret's keys`,
 		}},
 		{"strict.yaml", "flux", "registry.example.com/addons/x:1", []string{`key "release" validity window`}},
+		{"vetted.yaml", "flux", "registry.example.com/vetted/dns:1.0.0", []string{`requireVerificationSummary (verifier "https://addonpack.dev/vet")`}},
 		{"images.yaml", "policy-controller", "", []string{`images "registry.example.com/base/*": threshold 2`}},
 		{"images-keyless.yaml", "kyverno", "", []string{
 			`identity "image-workflow" trusted root "test-sigstore": a signed timestamp is required`,

@@ -116,7 +116,8 @@ func scopeName(s *verify.Scope) string {
 }
 
 // scopeLost lists what of a scope no GitOps controller enforces: a
-// threshold over 1, provenance and attestation rules.
+// threshold over 1, provenance and attestation rules, a required
+// verification summary.
 func scopeLost(where string, s *verify.Scope) []string {
 	var lost []string
 	if s.Threshold > 1 {
@@ -137,6 +138,9 @@ func scopeLost(where string, s *verify.Scope) []string {
 	}
 	for _, a := range s.Attestations {
 		lost = append(lost, fmt.Sprintf("%s: attestation rule %q (%s)", where, a.Name, a.PredicateType))
+	}
+	if s.Summary != nil {
+		lost = append(lost, fmt.Sprintf("%s: requireVerificationSummary (verifier %q)", where, s.Summary.Verifier))
 	}
 	return lost
 }
