@@ -46,7 +46,7 @@ func (h *harness) batch(rep int, reg, host string, dirs []string) ([]string, err
 		var wall time.Duration
 		var rss int64
 		for i, d := range dirs {
-			ref := fmt.Sprintf("%s/batch-r%d/ap-%03d:1.0.0", host, rep, i)
+			ref := fmt.Sprintf("%s/batch-r%d/ap/addon-%03d:1.0.0", host, rep, i)
 			r, err := h.exec(nil, "", h.ap, "push", d, ref, "--key", h.key, "--no-cache")
 			if err != nil {
 				return err

@@ -257,7 +257,7 @@ func run() error {
 					return err
 				}
 				if a.name == "large" {
-					if err := h.apPublishOnly(rep, reg.name, reg.host, "large-unrendered", largeU); err != nil {
+					if err := h.apPublishOnly(rep, reg.name, reg.host, "large-unrendered", "large", largeU); err != nil {
 						return err
 					}
 				}

@@ -44,8 +44,10 @@ func (h *harness) peerConsume(p *pipeline, pinned, scratch string) {
 
 func (h *harness) publishConsume(rep int, reg, host, name, dir string) error {
 	scratch := filepath.Join(h.work, "scratch", reg, name, fmt.Sprint(rep))
-	peerRef := fmt.Sprintf("%s/pub/%s-peer-r%d:1.0.0", host, name, rep)
-	apRef := fmt.Sprintf("%s/pub/%s-ap-r%d:1.0.0", host, name, rep)
+	// The repository's last segment is the add-on's name: push refuses a
+	// reference that names another add-on than the signed one.
+	peerRef := fmt.Sprintf("%s/pub/peer-r%d/%s:1.0.0", host, rep, name)
+	apRef := fmt.Sprintf("%s/pub/ap-r%d/%s:1.0.0", host, rep, name)
 	peerFirst := rep%2 == 0
 
 	var peerPinned, apPinned string
@@ -135,8 +137,8 @@ func (h *harness) publishConsume(rep int, reg, host, name, dir string) error {
 
 // apPublishOnly measures addonpack push of a variant the peer pipeline would
 // pack identically (the peer does not render).
-func (h *harness) apPublishOnly(rep int, reg, host, name, dir string) error {
-	ref := fmt.Sprintf("%s/pub/%s-ap-r%d:1.0.0", host, name, rep)
+func (h *harness) apPublishOnly(rep int, reg, host, name, addon, dir string) error {
+	ref := fmt.Sprintf("%s/pub/%s-ap-r%d/%s:1.0.0", host, name, rep, addon)
 	r, err := h.exec(nil, "", h.ap, "push", dir, ref, "--key", h.key, "--no-cache")
 	if err != nil {
 		return err
