@@ -45,6 +45,10 @@ type Options struct {
 	Image string
 	// Plugin is the Argo CD plugin's name ("addonpack" by default).
 	Plugin string
+	// PlainHTTP marks Ref's registry as reached without TLS (--plain-http):
+	// Flux is told insecure: true, as it is for a loopback registry, which
+	// addonpack reaches over plain HTTP too.
+	PlainHTTP bool
 }
 
 // File is one output file.

@@ -215,3 +215,34 @@ func TestWriteDir(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestFluxInsecure: Flux is told insecure: true for a registry addonpack
+// reaches over plain HTTP — on loopback, or any with --plain-http — and for
+// no other.
+func TestFluxInsecure(t *testing.T) {
+	raw := []byte("apiVersion: addonpack.dev/v1alpha2\nkind: VerificationPolicy\nkeys: [{name: release, path: release.pub}]\nscopes: [{keys: [release]}]\n")
+	path := filepath.Join("testdata", "policies", "inline.yaml")
+	p, err := verify.ParsePolicy(context.Background(), raw, path, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		ref       string
+		plainHTTP bool
+		want      bool
+	}{
+		{"localhost:5000/addons/hello:0.1.0", false, true},
+		{"127.0.0.1:5000/addons/hello:0.1.0", false, true},
+		{"[::1]:5000/addons/hello:0.1.0", false, true},
+		{"registry.example.com/addons/hello:0.1.0", false, false},
+		{"registry.example.com/addons/hello:0.1.0", true, true},
+	} {
+		res, err := policyexport.Export(context.Background(), p, policyexport.Options{For: "flux", Ref: ref(t, tt.ref), PlainHTTP: tt.plainHTTP, Policy: raw, File: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.Contains(res.Stream(), []byte("\n  insecure: true\n")); got != tt.want {
+			t.Errorf("%s (--plain-http %v): insecure %v, want %v\n%s", tt.ref, tt.plainHTTP, got, tt.want, res.Stream())
+		}
+	}
+}

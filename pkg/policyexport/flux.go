@@ -69,6 +69,9 @@ func flux(p *verify.Policy, o Options) (*Result, error) {
 		repo["interval"] = "10m"
 		repo["url"] = "oci://" + o.Ref.Repo()
 		repo["layerSelector"] = map[string]any{"mediaType": spec.ContentMediaType, "operation": "extract"}
+		if o.PlainHTTP || registry.IsLoopback(o.Ref.Registry) {
+			repo["insecure"] = true
+		}
 		switch {
 		case o.Ref.Digest != "":
 			repo["ref"] = map[string]any{"digest": o.Ref.Digest.String()}

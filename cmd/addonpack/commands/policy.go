@@ -58,6 +58,7 @@ Output goes to stdout as one YAML stream, or with -o DIR one file per part.`,
 				}
 				o.Ref = &r
 			}
+			o.PlainHTTP = g.plainHTTP
 			res, err := policyexport.ExportFile(cmd.Context(), args[0], g.getenv, o)
 			if err != nil {
 				return err
