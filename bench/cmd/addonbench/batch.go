@@ -98,7 +98,7 @@ func (h *harness) huge(host string) error {
 	h.notes = append(h.notes, fmt.Sprintf("huge add-on: %d bytes in %d files; CRDs packed but not rendered", n, gen.Huge().Files))
 	limits := []string{"--max-total-size", strconv.FormatInt(4<<30, 10), "--max-entries", "100000"}
 	tarball := filepath.Join(h.work, "huge.tar")
-	ref := host + "/huge/addon:1.0.0"
+	ref := host + "/huge/huge:1.0.0" // the repository names the add-on
 	steps := []struct {
 		label string
 		args  []string

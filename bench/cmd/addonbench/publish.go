@@ -48,6 +48,7 @@ func (h *harness) publishConsume(rep int, reg, host, name, dir string) error {
 	// reference that names another add-on than the signed one.
 	peerRef := fmt.Sprintf("%s/pub/peer-r%d/%s:1.0.0", host, rep, name)
 	apRef := fmt.Sprintf("%s/pub/ap-r%d/%s:1.0.0", host, rep, name)
+	apAgainRef := fmt.Sprintf("%s/pub/ap-r%d-again/%s:1.0.0", host, rep, name)
 	peerFirst := rep%2 == 0
 
 	var peerPinned, apPinned string
@@ -75,7 +76,7 @@ func (h *harness) publishConsume(rep int, reg, host, name, dir string) error {
 	// The same tree published again with that cache (a retried job, a
 	// second registry): the render check is remembered.
 	republish := func() error {
-		r, err := h.exec(nil, "", h.ap, "push", dir, apRef+"-again", "--key", h.key, "--cache-dir", cacheDir)
+		r, err := h.exec(nil, "", h.ap, "push", dir, apAgainRef, "--key", h.key, "--cache-dir", cacheDir)
 		if err != nil {
 			return err
 		}
