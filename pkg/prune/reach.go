@@ -69,24 +69,30 @@ func (p *planner) reach(ctx context.Context, roots []root) error {
 }
 
 // expand reads the links of every manifest of frontier, resolveConcurrency
-// at a time; the first failure cancels the rest. A pin comes without a media
-// type: it is resolved first (a pin the repository does not hold still has
-// its vouching tags looked up). It returns the descriptors as resolved and
-// the links of each.
+// at a time. A pin comes without a media type: it is resolved first (a pin
+// the repository does not hold still has its vouching tags looked up). It
+// returns the descriptors as resolved and the links of each, or the error
+// of the first manifest in frontier's order that failed: every lookup runs
+// to its end, so two runs over the same repository report the same error
+// (a kept index over the bound and a manifest with too many referrers,
+// found side by side, would otherwise race to be the one reported).
 func (p *planner) expand(ctx context.Context, frontier []ocispec.Descriptor) ([]ocispec.Descriptor, [][]link, error) {
 	descs := append([]ocispec.Descriptor(nil), frontier...)
 	links := make([][]link, len(frontier))
-	g, ctx := errgroup.WithContext(ctx)
+	errs := make([]error, len(frontier))
+	var g errgroup.Group
 	g.SetLimit(resolveConcurrency)
 	for i := range descs {
 		g.Go(func() error {
-			var err error
-			links[i], err = p.linksOf(ctx, &descs[i])
-			return err
+			links[i], errs[i] = p.linksOf(ctx, &descs[i])
+			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return nil, nil, err
+	_ = g.Wait() // the goroutines report through errs
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, err
+		}
 	}
 	return descs, links, nil
 }
