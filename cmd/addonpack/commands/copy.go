@@ -60,7 +60,7 @@ func newCopy(g *globals) *cobra.Command {
 // request is what the flags ask for.
 func (o *copyOptions) request() relocate.Request {
 	return relocate.Request{ToTarball: o.toTarball, FromTarball: o.fromTarball, Stack: o.stk != "",
-		CarryTrustedRoot: o.carryRoot, TrustedRootOut: o.rootOut, KeylessRoot: o.vf.keyless.TrustedRoot != ""}
+		CarryTrustedRoot: o.carryRoot, TrustedRootOut: o.rootOut, KeylessRoot: o.vf.Keyless.TrustedRoot != ""}
 }
 
 // args checks the arguments against the mode the flags choose.

@@ -26,7 +26,7 @@ func (g *globals) copyStack(cmd *cobra.Command, file string, args []string, toTa
 		if st, err = stack.Load(file); err != nil {
 			return err
 		}
-		vf.defaultPolicy(st.Dir(), st.Policy)
+		vf.DefaultPolicy(st.Dir(), st.Policy)
 	}
 	p, err := vf.policy(ctx, g)
 	if err != nil {

@@ -164,7 +164,7 @@ func (g *globals) consumerFor(ctx context.Context, vf *verifyFlags, arg string) 
 func (g *globals) localConsumer(vf *verifyFlags) *consume.Consumer {
 	c := consume.New(consume.Options{Warnings: g.streams.Err})
 	if vf != nil {
-		c.InsecureSkipVerify, c.Name = vf.skip, vf.name
+		c.InsecureSkipVerify, c.Name = vf.SkipVerify, vf.name
 	}
 	return c
 }

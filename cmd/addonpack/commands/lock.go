@@ -63,14 +63,14 @@ func newLock(g *globals) *cobra.Command {
 				// Given trust, --check also verifies each locked add-on and
 				// binds it to its entry; without, it needs no key.
 				var bind stack.Loader
-				if vf.trustGiven() {
+				if vf.Given() {
 					if bind, err = g.consumer(cmd.Context(), &vf); err != nil {
 						return err
 					}
 				}
 				l, err = stack.CheckLock(cmd.Context(), c, st, bind)
 			} else {
-				vf.defaultPolicy(st.Dir(), st.Policy)
+				vf.DefaultPolicy(st.Dir(), st.Policy)
 				var loader *consume.Consumer
 				if loader, err = g.consumer(cmd.Context(), &vf); err != nil {
 					return err

@@ -80,7 +80,7 @@ func (g *globals) lockedStack(ctx context.Context, file string, vf *verifyFlags)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	vf.defaultPolicy(st.Dir(), st.Policy)
+	vf.DefaultPolicy(st.Dir(), st.Policy)
 	c, err := g.consumer(ctx, vf)
 	return st, steps, c, err
 }

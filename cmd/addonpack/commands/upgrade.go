@@ -35,7 +35,7 @@ check-upgrade says. Exit 0: nothing to do; 10: upgrades available; 3: a candidat
 				return err
 			}
 			if req.Stack != nil {
-				vf.defaultPolicy(req.Stack.Dir(), req.Stack.Policy) // the stack file's, given no trust
+				vf.DefaultPolicy(req.Stack.Dir(), req.Stack.Policy) // the stack file's, given no trust
 			}
 			c, err := g.consumer(cmd.Context(), &vf)
 			if err != nil {
