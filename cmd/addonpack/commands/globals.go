@@ -4,9 +4,6 @@ import (
 	"context"
 	"crypto/x509"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -79,16 +76,11 @@ func (g *globals) client() (*registry.Client, error) {
 	if g.progress != nil {
 		opts.Progress = g.progress.Transfer
 	}
-	if g.readTimeout < 0 {
-		return nil, usageError{fmt.Errorf("--read-timeout %s: want a positive duration (0 for the default, %s)", g.readTimeout, registry.DefaultReadTimeout)}
+	if err := registry.CheckReadTimeout(g.readTimeout); err != nil {
+		return nil, usage(err)
 	}
-	if opts.DockerConfig == "" {
-		// The file docker itself reads, named so that a refusal can say which.
-		if d := g.getenv("DOCKER_CONFIG"); d != "" {
-			opts.DockerConfig = filepath.Join(d, "config.json")
-		} else if h := g.getenv("HOME"); h != "" {
-			opts.DockerConfig = filepath.Join(h, ".docker", "config.json")
-		}
+	if opts.DockerConfig == "" { // the file docker itself reads, named so that a refusal can say which
+		opts.DockerConfig = registry.DockerConfigPath(g.getenv)
 	}
 	pool, err := g.rootCAs()
 	if err != nil {
@@ -98,21 +90,11 @@ func (g *globals) client() (*registry.Client, error) {
 	return registry.New(opts)
 }
 
-// rootCAs reads --ca-file: the CAs trusted instead of the system roots by
-// registries and TUF repositories (nil without the flag).
+// rootCAs reads --ca-file (registry.LoadCAFile): the CAs trusted instead
+// of the system roots by registries and TUF repositories.
 func (g *globals) rootCAs() (*x509.CertPool, error) {
-	if g.caFile == "" {
-		return nil, nil
-	}
-	pem, err := os.ReadFile(g.caFile)
-	if err != nil {
-		return nil, usageError{fmt.Errorf("--ca-file: %w", err)}
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		return nil, usageError{fmt.Errorf("--ca-file %s: no PEM certificates found", g.caFile)}
-	}
-	return pool, nil
+	pool, err := registry.LoadCAFile(g.caFile)
+	return pool, usage(err)
 }
 
 // reference parses a registry reference argument (consume's rule: one
@@ -192,42 +174,12 @@ func usage(err error) error {
 	return err
 }
 
-// cache opens the cache, or returns nil to run without one: with --no-cache,
-// or when there is no usable location (no HOME in a minimal container, a
-// read-only file system), which is reported but not fatal unless --offline.
+// cache opens the cache the flags name, once per command (cache.OpenFlags:
+// nil to run without one).
 func (g *globals) cache() (*cache.Cache, error) {
 	if !g.cacheOpened {
-		g.cacheVal, g.cacheErr = g.openCache()
-		g.cacheOpened = true
+		g.cacheVal, g.cacheErr = cache.OpenFlags(cache.Flags{Dir: g.cacheDir, NoCache: g.noCache, Offline: g.offline, Getenv: g.getenv, Warnings: g.streams.Err})
+		g.cacheErr, g.cacheOpened = usage(g.cacheErr), true
 	}
 	return g.cacheVal, g.cacheErr
-}
-
-// openCache does the work of cache, once per command.
-func (g *globals) openCache() (*cache.Cache, error) {
-	if g.noCache {
-		if g.offline {
-			return nil, usageError{fmt.Errorf("--offline needs the cache: drop --no-cache")}
-		}
-		return nil, nil
-	}
-	dir := g.cacheDir
-	var err error
-	if dir == "" {
-		dir, err = cache.DefaultDir(g.getenv)
-	}
-	var ch *cache.Cache
-	if err == nil {
-		ch, err = cache.Open(dir)
-	}
-	if err != nil {
-		if g.offline || g.cacheDir != "" {
-			return nil, err
-		}
-		fmt.Fprintf(g.streams.Err, "Warning: running without a cache: %v\n", err)
-		return nil, nil
-	}
-	// Records (verified digests, offline tags) are sealed with a key kept
-	// outside the cache.
-	return ch.WithDefaultRecordKey(g.getenv), nil
 }
