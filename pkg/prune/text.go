@@ -50,3 +50,32 @@ func describeSkip(s Skip) string {
 	}
 	return out + "  " + s.Reason
 }
+
+// Report is what prune prints: the plan and, unless it was a dry run, the
+// result (specs/cli-output.md).
+type Report struct {
+	DryRun bool    `json:"dryRun"`
+	Plan   *Plan   `json:"plan"`
+	Result *Result `json:"result,omitempty"`
+}
+
+// WriteText writes the plan and what a dry run left, or the result.
+func (r Report) WriteText(w io.Writer) error {
+	if !r.DryRun {
+		return r.Result.WriteText(w)
+	}
+	if err := r.Plan.WriteText(w); err != nil {
+		return err
+	}
+	msg := "nothing to delete"
+	if len(r.Plan.Delete) > 0 {
+		msg = r.Plan.DryRunNote()
+	}
+	_, err := fmt.Fprintln(w, msg)
+	return err
+}
+
+// DryRunNote is the line that says a plan was not carried out.
+func (p *Plan) DryRunNote() string {
+	return fmt.Sprintf("dry run: nothing deleted (%d to delete; --yes deletes)", len(p.Delete))
+}

@@ -14,13 +14,6 @@ import (
 	"github.com/addonpack/addonpack/pkg/prune"
 )
 
-// pruneOutput is what prune prints with --format json.
-type pruneOutput struct {
-	DryRun bool          `json:"dryRun"`
-	Plan   *prune.Plan   `json:"plan"`
-	Result *prune.Result `json:"result,omitempty"`
-}
-
 func newPrune(g *globals) *cobra.Command {
 	var (
 		opts    prune.Options
@@ -62,14 +55,14 @@ func newPrune(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out := pruneOutput{DryRun: true, Plan: plan}
+			out := prune.Report{DryRun: true, Plan: plan}
 			if !yes && len(plan.Delete) > 0 && f == formatText {
 				plan.WriteText(g.streams.Out)
 				if yes, err = g.confirm(plan); err != nil {
 					return err
 				}
 				if !yes {
-					fmt.Fprintf(g.streams.Out, "dry run: nothing deleted (%d to delete; --yes deletes)\n", len(plan.Delete))
+					fmt.Fprintln(g.streams.Out, plan.DryRunNote())
 					return nil
 				}
 			}
@@ -83,18 +76,7 @@ func newPrune(g *globals) *cobra.Command {
 					return err
 				}
 			}
-			return f.print(g.streams.Out, out, func(w io.Writer) error {
-				if out.DryRun {
-					plan.WriteText(w)
-					msg := "nothing to delete"
-					if len(plan.Delete) > 0 {
-						msg = fmt.Sprintf("dry run: nothing deleted (%d to delete; --yes deletes)", len(plan.Delete))
-					}
-					_, err := fmt.Fprintln(w, msg)
-					return err
-				}
-				return out.Result.WriteText(w)
-			})
+			return f.print(g.streams.Out, out, out.WriteText)
 		},
 	}
 	fl := cmd.Flags()
