@@ -2,13 +2,11 @@ package commands
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/addonpack/addonpack/pkg/config"
-	"github.com/addonpack/addonpack/pkg/convert"
 	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/semver"
 )
@@ -58,22 +56,14 @@ func newDiff(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			d, err := deliver.Diff(a.YAML, b.YAML, args[0], args[1])
+			rep, err := deliver.NewDiffReport(a, b, sourceA, sourceB, args[0], args[1])
 			if err != nil {
 				return err
 			}
-			err = f.print(g.streams.Out, diffOutput{A: diffSide{sourceA, a.Conversion}, B: diffSide{sourceB, b.Conversion}, Differ: d != "", Diff: d}, func(w io.Writer) error {
-				if d == "" {
-					fmt.Fprintln(g.streams.Err, "no differences")
-					return nil
-				}
-				_, err := fmt.Fprint(w, d)
-				return err
-			})
-			if err != nil {
+			if err := f.print(g.streams.Out, rep, func(w io.Writer) error { return rep.WriteText(w, g.streams.Err) }); err != nil {
 				return err
 			}
-			if exitCode && d != "" {
+			if exitCode && rep.Differ {
 				return errDiffer{}
 			}
 			return nil
@@ -86,21 +76,6 @@ func newDiff(g *globals) *cobra.Command {
 	vr.add(cmd)
 	addFormat(cmd, &f, true)
 	return cmd
-}
-
-// diffOutput is diff's JSON (specs/cli-output.md).
-type diffOutput struct {
-	A      diffSide `json:"a"`
-	B      diffSide `json:"b"`
-	Differ bool     `json:"differ"`
-	Diff   string   `json:"diff,omitempty"`
-}
-
-// diffSide is one side of a diff: what was rendered, and what converting
-// the user's values to its config version took.
-type diffSide struct {
-	Source     string         `json:"source"`
-	Conversion []convert.Step `json:"conversion,omitempty"`
 }
 
 // renderOne renders one side of a diff; it returns the name of what was
