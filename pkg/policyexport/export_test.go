@@ -246,3 +246,27 @@ func TestFluxInsecure(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteOutput: "-" writes the stream to stdout; a directory gets the
+// files and a line on msgs.
+func TestWriteOutput(t *testing.T) {
+	res := &policyexport.Result{Files: []policyexport.File{{Name: "a.yaml", Data: []byte("a: 1\n")}, {Name: "b.yaml", Data: []byte("b: 2\n")}}}
+	var out, msgs bytes.Buffer
+	if err := res.WriteOutput(&out, &msgs, "-", false); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != string(res.Stream()) || msgs.Len() != 0 {
+		t.Fatalf("stdout %q, msgs %q; want the stream", out.String(), msgs.String())
+	}
+	out.Reset()
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := res.WriteOutput(&out, &msgs, dir, false); err != nil {
+		t.Fatal(err)
+	}
+	if want := "Wrote 2 files to " + dir + "\n"; out.Len() != 0 || msgs.String() != want {
+		t.Fatalf("stdout %q, msgs %q; want %q", out.String(), msgs.String(), want)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "b.yaml")); err != nil || string(b) != "b: 2\n" {
+		t.Fatalf("b.yaml: %q, %v", b, err)
+	}
+}

@@ -62,3 +62,18 @@ func (r *Result) WriteDir(dir string, force bool) error {
 	}
 	return nil
 }
+
+// WriteOutput writes r where -o out says: the YAML stream to stdout for ""
+// or "-", else one file per part into the directory out (WriteDir), saying
+// so on msgs.
+func (r *Result) WriteOutput(stdout, msgs io.Writer, out string, force bool) error {
+	if out == "" || out == "-" {
+		_, err := stdout.Write(r.Stream())
+		return err
+	}
+	if err := r.WriteDir(out, force); err != nil {
+		return err
+	}
+	fmt.Fprintf(msgs, "Wrote %d files to %s\n", len(r.Files), out)
+	return nil
+}

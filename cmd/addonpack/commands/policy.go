@@ -1,8 +1,6 @@
 package commands
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/addonpack/addonpack/pkg/policyexport"
@@ -63,14 +61,7 @@ Output goes to stdout as one YAML stream, or with -o DIR one file per part.`,
 			if err != nil {
 				return err
 			}
-			if out == "" || out == "-" {
-				return g.write("-", res.Stream())
-			}
-			if err := res.WriteDir(out, force); err != nil {
-				return err
-			}
-			fmt.Fprintf(g.streams.Err, "Wrote %d files to %s\n", len(res.Files), out)
-			return nil
+			return res.WriteOutput(g.streams.Out, g.streams.Err, out, force)
 		},
 	}
 	f := cmd.Flags()
