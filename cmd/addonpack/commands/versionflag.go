@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -64,28 +63,15 @@ func (v *versionFlag) pinOrNone(ctx context.Context, g *globals, arg string) (re
 	return res.Ref.String(), "", nil
 }
 
-// target checks --version and arg and returns the repository, the range
-// and the registry client to resolve them with.
+// target checks --version and arg (consume.VersionTarget) and returns the
+// repository, the range and the registry client to resolve them with.
 func (v *versionFlag) target(g *globals, arg string) (registry.Reference, semver.Range, *registry.Client, error) {
-	if g.offline {
-		return registry.Reference{}, semver.Range{}, nil, usageError{errors.New("--version reads the repository's tag list: it cannot be used with --offline (name the tag)")}
-	}
-	r, err := semver.ParseRange(v.text)
+	repo, r, err := consume.VersionTarget(arg, v.text, g.offline)
 	if err != nil {
-		return registry.Reference{}, semver.Range{}, nil, usageError{fmt.Errorf("--version: %w", err)}
-	}
-	if consume.IsPath(arg) {
-		return registry.Reference{}, semver.Range{}, nil, usageError{fmt.Errorf("--version: %s is a path: a version range picks a tag of a registry repository", arg)}
-	}
-	repo, err := g.reference(arg)
-	if err != nil {
-		return registry.Reference{}, semver.Range{}, nil, err
+		return registry.Reference{}, semver.Range{}, nil, usage(err)
 	}
 	c, err := g.client()
-	if err != nil {
-		return registry.Reference{}, semver.Range{}, nil, err
-	}
-	return repo, r, c, nil
+	return repo, r, c, err
 }
 
 // pinRepositories pins, with --version, every argument that names a
@@ -98,10 +84,7 @@ func (v *versionFlag) pinRepositories(ctx context.Context, g *globals, args []st
 	out := append([]string(nil), args...)
 	pinned := 0
 	for i, arg := range args {
-		if consume.IsPath(arg) {
-			continue
-		}
-		if ref, err := g.reference(arg); err != nil || ref.Tag != "" || ref.Digest != "" {
+		if !consume.IsBareRepository(arg) {
 			continue
 		}
 		p, err := v.pin(ctx, g, arg)
