@@ -93,3 +93,16 @@ func layerFiles(ctx context.Context, store content.ReadOnlyStorage, layer ocispe
 	defer rc.Close()
 	return archive.Digests(ctx, rc, layer.Size, archive.DefaultLimits())
 }
+
+// CheckSBOMFlags refuses an SBOM on a push that does not sign (the SBOM is
+// a signed attestation) and allowUnresolved without an SBOM
+// (errdef.ErrUsage).
+func CheckSBOMFlags(withSBOM, allowUnresolved, signs bool) error {
+	if withSBOM && !signs {
+		return errdef.Usagef("--sbom needs --key or --keyless: the SBOM is a signed attestation")
+	}
+	if allowUnresolved && !withSBOM {
+		return errdef.Usagef("--sbom-allow-unresolved goes with --sbom")
+	}
+	return nil
+}

@@ -182,3 +182,21 @@ func TestPushSBOMUnresolvedImage(t *testing.T) {
 		t.Fatalf("unresolved images: %+v", res.UnresolvedImages)
 	}
 }
+
+func TestCheckSBOMFlags(t *testing.T) {
+	for _, tc := range []struct {
+		sbom, unresolved, signs bool
+		want                    string
+	}{
+		{false, false, false, ""},
+		{true, false, true, ""},
+		{true, true, true, ""},
+		{true, false, false, "--sbom needs --key or --keyless: the SBOM is a signed attestation"},
+		{false, true, true, "--sbom-allow-unresolved goes with --sbom"},
+	} {
+		err := push.CheckSBOMFlags(tc.sbom, tc.unresolved, tc.signs)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || err.Error() != tc.want || !errors.Is(err, errdef.ErrUsage)) {
+			t.Errorf("%+v: %v, want %q", tc, err, tc.want)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -42,11 +41,8 @@ func newPush(g *globals) *cobra.Command {
 			return exactArgs(2)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if sf.sbom && sf.key == "" && !sf.keyless.Enabled() {
-				return usageError{errors.New("--sbom needs --key or --keyless: the SBOM is a signed attestation")}
-			}
-			if sf.sbomUnresolved && !sf.sbom {
-				return usageError{errors.New("--sbom-allow-unresolved goes with --sbom")}
+			if err := push.CheckSBOMFlags(sf.sbom, sf.sbomUnresolved, sf.signs()); err != nil {
+				return usage(err)
 			}
 			if err := sf.checkKeyless(); err != nil {
 				return err
