@@ -17,6 +17,7 @@ import (
 	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/semver"
+	"github.com/addonpack/addonpack/pkg/verify"
 	"github.com/addonpack/addonpack/testregistry"
 )
 
@@ -79,7 +80,7 @@ func TestCopyImagesAndRender(t *testing.T) {
 	arg := dstHost + "/mirror/hello:0.1.0"
 	open := func(arg string, trustTags bool) *deliver.Package {
 		t.Helper()
-		c, err := g.consumer(ctx, &verifyFlags{skip: true})
+		c, err := g.consumer(ctx, &verifyFlags{TrustOptions: verify.TrustOptions{SkipVerify: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +113,7 @@ func TestCopyImagesAndRender(t *testing.T) {
 	if _, err := p.WriteKustomize(ctx, nil, "", kdir, false); err != nil {
 		t.Fatal(err)
 	}
-	local, err := g.open(ctx, kdir, &verifyFlags{skip: true}, semver.Version{})
+	local, err := g.open(ctx, kdir, &verifyFlags{TrustOptions: verify.TrustOptions{SkipVerify: true}}, semver.Version{})
 	if err != nil {
 		t.Fatal(err)
 	}
