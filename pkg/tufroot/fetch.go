@@ -45,6 +45,9 @@ type Options struct {
 	// client walks to the current root. Default: the public-good root
 	// embedded in sigstore-go, which is accepted only for DefaultURL.
 	InitialRoot []byte
+	// InitialRootFile is the file InitialRoot was read from
+	// (UseInitialRoot), named in FetchFiles' errors about it.
+	InitialRootFile string
 	// RootCAs replaces the system roots for the repository's TLS
 	// certificate when set (a private mirror, a TLS-inspecting proxy).
 	RootCAs *x509.CertPool
@@ -128,8 +131,17 @@ func FetchFile(ctx context.Context, o Options, out string, force bool) (string, 
 // (SigningConfigTarget) in the same TUF run and writes it to signingOut
 // (specs/signing.md section 2): both are fetched and checked before either
 // is written, and an existing file is refused unless force. It returns the
-// trusted root's digest to pin. With signingOut empty it is FetchFile.
+// trusted root's digest to pin. With signingOut empty it is FetchFile. An
+// initial root refused (ErrInitialRoot) is named by InitialRootFile.
 func FetchFiles(ctx context.Context, o Options, out, signingOut string, force bool) (string, error) {
+	d, err := fetchFiles(ctx, o, out, signingOut, force)
+	if err != nil && o.InitialRootFile != "" && errors.Is(err, ErrInitialRoot) {
+		return "", fmt.Errorf("--tuf-root %s: %w", o.InitialRootFile, err)
+	}
+	return d, err
+}
+
+func fetchFiles(ctx context.Context, o Options, out, signingOut string, force bool) (string, error) {
 	if signingOut == "" {
 		return FetchFile(ctx, o, out, force)
 	}

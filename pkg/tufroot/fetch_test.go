@@ -99,6 +99,16 @@ func TestFetchRefusals(t *testing.T) {
 			if left, _ := os.ReadDir(dir); len(left) != 0 {
 				t.Fatalf("left behind: %v", left)
 			}
+			if tc.want != ErrInitialRoot {
+				return
+			}
+			// FetchFiles names the file the initial root came from.
+			o := tc.o
+			o.InitialRootFile = "tuf-root.json"
+			_, err = FetchFiles(context.Background(), o, filepath.Join(dir, "trusted_root.json"), "", false)
+			if !errors.Is(err, ErrInitialRoot) || !strings.HasPrefix(err.Error(), "--tuf-root tuf-root.json: ") {
+				t.Fatalf("FetchFiles: %v, want it to name --tuf-root tuf-root.json", err)
+			}
 		})
 	}
 }

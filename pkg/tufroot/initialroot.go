@@ -38,7 +38,7 @@ func (o *Options) UseInitialRoot(path string) error {
 		if err != nil {
 			return fmt.Errorf("--tuf-root: %w", err)
 		}
-		o.InitialRoot = b
+		o.InitialRoot, o.InitialRootFile = b, path
 	}
 	if o.URL != "" && strings.TrimSuffix(o.URL, "/") != DefaultURL && path == "" {
 		return errdef.Usagef("--tuf-url %s needs --tuf-root: the initial root.json to trust for that repository (only the public-good mirror's is built in)", o.URL)

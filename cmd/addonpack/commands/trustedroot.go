@@ -115,9 +115,6 @@ the public-good mirror.`,
 			}
 			o.RootCAs = pool
 			digest, err := tufroot.FetchFiles(cmd.Context(), o, output, signingOut, force)
-			if err != nil && tufRoot != "" && errors.Is(err, tufroot.ErrInitialRoot) {
-				return fmt.Errorf("--tuf-root %s: %w", tufRoot, err) // the library has its bytes only
-			}
 			if err != nil {
 				return err
 			}
