@@ -172,3 +172,17 @@ func expandHome(arg string) string {
 	}
 	return filepath.Join(home, strings.TrimPrefix(arg, "~"))
 }
+
+// TrustFor refuses trust named for an argument it cannot apply to: an add-on
+// source directory is the user's own files and is never verified, so a key,
+// policy or keyless identity given with one would be silently ignored — and
+// a caller that chose the argument from someone else's input (an Argo CD
+// plugin reading the Application's parameter) would render unverified
+// content it meant to verify. named says whether keys, a policy or keyless
+// identities were given (not --insecure-skip-verify).
+func (a Arg) TrustFor(named bool) error {
+	if named && a.Kind == KindSourceDir {
+		return fmt.Errorf("%s is an add-on source directory, which is never verified: keys, a policy and keyless identities apply to registry references (drop them to use your own source, or push it and name the reference): %w", a.Raw, ErrUnverifiable)
+	}
+	return nil
+}

@@ -94,7 +94,7 @@ func newConfigDefaults(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			p, err := g.open(cmd.Context(), arg, &vf, semver.Version{})
+			p, err := g.open(cmd.Context(), arg, &vf, semver.Version{}, true)
 			if err != nil {
 				return err
 			}

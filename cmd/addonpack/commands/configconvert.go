@@ -188,7 +188,7 @@ release ("no previous release: …", exit 0): no user's config can break. Every 
 			if none != "" {
 				return printUpgradeReport(g, f, upgrade.FirstRelease(none), args[1], nil)
 			}
-			prev, err := g.open(ctx, prevArg, &vf, semver.Version{})
+			prev, err := g.open(ctx, prevArg, &vf, semver.Version{}, true)
 			if err != nil {
 				return err
 			}

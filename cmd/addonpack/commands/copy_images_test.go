@@ -113,7 +113,7 @@ func TestCopyImagesAndRender(t *testing.T) {
 	if _, err := p.WriteKustomize(ctx, nil, "", kdir, false); err != nil {
 		t.Fatal(err)
 	}
-	local, err := g.open(ctx, kdir, &verifyFlags{TrustOptions: verify.TrustOptions{SkipVerify: true}}, semver.Version{})
+	local, err := g.open(ctx, kdir, &verifyFlags{TrustOptions: verify.TrustOptions{SkipVerify: true}}, semver.Version{}, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,7 +81,7 @@ func newDiff(g *globals) *cobra.Command {
 // renderOne renders one side of a diff; it returns the name of what was
 // rendered too (the pinned reference, or the layout or directory).
 func (g *globals) renderOne(ctx context.Context, arg string, values []byte, name string, kube semver.Version, vf *verifyFlags) (deliver.Rendering, string, error) {
-	p, err := g.open(ctx, arg, vf, kube)
+	p, err := g.open(ctx, arg, vf, kube, false)
 	if err != nil {
 		return deliver.Rendering{}, "", err
 	}

@@ -130,11 +130,23 @@ func (g *globals) consumer(ctx context.Context, vf *verifyFlags) (*consume.Consu
 
 // consumerFor is consumer for one argument, checked first: for a path — a source
 // directory is the user's own, a layout carries no signatures (it takes
-// --insecure-skip-verify) — neither registry flags nor trust are read.
+// --insecure-skip-verify) — neither registry flags nor trust are read, and
+// trust named for a source directory is refused (consume.Arg.TrustFor).
 func (g *globals) consumerFor(ctx context.Context, vf *verifyFlags, arg string) (*consume.Consumer, error) {
+	return g.consumerOf(ctx, vf, arg, true)
+}
+
+// consumerOf is consumerFor; own says whether the trust flags are this
+// argument's alone (diff's are for either side, one may be a directory).
+func (g *globals) consumerOf(ctx context.Context, vf *verifyFlags, arg string, own bool) (*consume.Consumer, error) {
 	a, err := consume.ParseArg(arg)
 	if err != nil {
 		return nil, usage(err) // what is wrong with arg comes first
+	}
+	if vf != nil && own {
+		if err := a.TrustFor(vf.Given() && !vf.SkipVerify); err != nil {
+			return nil, usage(err)
+		}
 	}
 	if a.Kind != consume.KindReference {
 		return g.localConsumer(vf), nil
@@ -152,9 +164,10 @@ func (g *globals) localConsumer(vf *verifyFlags) *consume.Consumer {
 }
 
 // open opens arg as a package to configure and render (consume's Package)
-// through the consumer the flags describe, for Kubernetes version kube.
-func (g *globals) open(ctx context.Context, arg string, vf *verifyFlags, kube semver.Version) (*deliver.Package, error) {
-	c, err := g.consumerFor(ctx, vf, arg)
+// through the consumer the flags describe, for Kubernetes version kube;
+// own as for consumerOf.
+func (g *globals) open(ctx context.Context, arg string, vf *verifyFlags, kube semver.Version, own bool) (*deliver.Package, error) {
+	c, err := g.consumerOf(ctx, vf, arg, own)
 	if err != nil {
 		return nil, err
 	}

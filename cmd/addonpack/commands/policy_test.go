@@ -107,4 +107,11 @@ func pluginApp(t *testing.T, env map[string]string, ref, pubKey, values string, 
 	if got.code != 0 || want.code != 0 || got.out != want.out || a.Spec.Source.Plugin.Name != "addonpack" {
 		t.Fatalf("the plugin's render differs from render --values:\nplugin %+v\nrender %+v", got, want)
 	}
+	// An Application naming a directory of its own checkout (a source
+	// add-on, never verified) instead of a reference is refused: the
+	// plugin's policy is not silently ignored.
+	src, _ := filepath.Abs(filepath.Join("..", "..", "..", "examples", "hello"))
+	if r := run(t, env, "render", src, "--policy", filepath.Join(mounted, "policy.yaml")); r.code != commands.ExitUsage || !strings.Contains(r.err, "never verified") || r.out != "" {
+		t.Errorf("the plugin's render of the source directory %s: %+v, want exit %d refusing it", src, r, commands.ExitUsage)
+	}
 }
