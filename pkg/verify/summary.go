@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -107,6 +108,11 @@ func (s *VerificationSummary) ResourceDigest() (digest.Digest, error) {
 	d := s.ResourceURI[i+1:]
 	if j := strings.IndexAny(d, "?#"); j >= 0 {
 		d = d[:j]
+	}
+	// A purl percent-encodes the version's ':' (pkg:oci/hello@sha256%3A…).
+	d, err := url.PathUnescape(d)
+	if err != nil {
+		return "", fmt.Errorf("resourceUri %q: %w", s.ResourceURI, err)
 	}
 	dg := digest.Digest(d)
 	if err := dg.Validate(); err != nil {

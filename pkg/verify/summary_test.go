@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -221,8 +222,39 @@ func FuzzParseVerificationSummary(f *testing.F) {
 			(s.VerificationResult != verify.VerificationPassed && s.VerificationResult != verify.VerificationFailed) {
 			t.Fatalf("accepted an incomplete summary: %+v", s)
 		}
-		if d, err := s.ResourceDigest(); err == nil && d.Validate() != nil {
-			t.Fatalf("resource digest %q is not valid", d)
+		// The digest is what the resourceUri names after its last '@', as
+		// written or percent-decoded: never made up or taken from elsewhere.
+		if d, err := s.ResourceDigest(); err == nil {
+			after := s.ResourceURI[strings.LastIndex(s.ResourceURI, "@")+1:]
+			if unescaped, uerr := url.PathUnescape(after); !strings.HasPrefix(after, d.String()) && (uerr != nil || !strings.HasPrefix(unescaped, d.String())) {
+				t.Fatalf("resource digest %q is not the one %q names", d, s.ResourceURI)
+			}
 		}
 	})
+}
+
+// TestResourceDigest: the digest of a resourceUri — a reference by digest,
+// with a query or fragment, or a pkg:oci purl whose version is
+// percent-encoded — and the refusals.
+func TestResourceDigest(t *testing.T) {
+	const hex = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	for _, tc := range []struct{ uri, want string }{
+		{"registry.example.com/addons/hello@sha256:" + hex, "sha256:" + hex},
+		{"registry.example.com/addons/hello@sha256:" + hex + "?x=1#f", "sha256:" + hex},
+		{"pkg:oci/hello@sha256%3A" + hex + "?repository_url=registry.example.com/addons", "sha256:" + hex},
+		{"registry.example.com/addons/hello:0.1.0", ""},
+		{"registry.example.com/addons/hello@sha256:abc", ""},
+		{"pkg:oci/hello@sha256%3", ""},
+	} {
+		got, err := (&verify.VerificationSummary{ResourceURI: tc.uri}).ResourceDigest()
+		if tc.want == "" {
+			if err == nil {
+				t.Errorf("%s: got %s, want a refusal", tc.uri, got)
+			}
+			continue
+		}
+		if err != nil || got.String() != tc.want {
+			t.Errorf("%s: got %q, %v; want %s", tc.uri, got, err, tc.want)
+		}
+	}
 }

@@ -114,11 +114,15 @@ func Vet(ctx context.Context, ref registry.Reference, o Options) (*Result, error
 	if err != nil {
 		return res, err
 	}
+	// The summary first, then the signature: a failure between the two
+	// leaves a summary without the organisation's signature, which meets no
+	// scope's threshold, rather than a signature a policy that trusts the
+	// organisation's key alone would accept without its summary.
 	t := sign.Target{Client: o.Upstream.Client, Ref: ref}
-	if res.Signature, err = sign.Sign(ctx, t, desc, o.Signer, o.Sign); err != nil {
+	if res.Summary, err = sign.Attest(ctx, t, desc, o.Signer, stmt, o.Sign); err != nil {
 		return res, err
 	}
-	if res.Summary, err = sign.Attest(ctx, t, desc, o.Signer, stmt, o.Sign); err != nil {
+	if res.Signature, err = sign.Sign(ctx, t, desc, o.Signer, o.Sign); err != nil {
 		return res, err
 	}
 	res.Predicate = pred

@@ -22,7 +22,7 @@ func newVet(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "vet REF --policy UPSTREAM_POLICY (--key ORG_KEY | --keyless)",
 		Short: "Verify an upstream add-on under its publisher's policy, then sign it and attest a SLSA verification summary",
-		Long: `vet resolves REF once and verifies its digest afresh under UPSTREAM_POLICY, as verify --policy
+		Long: `vet resolves REF to a digest and verifies it afresh under UPSTREAM_POLICY, as verify --policy
 does. Only when that passes, it signs the digest with the organisation's key (or --keyless) and
 attests a SLSA Verification Summary (https://slsa.dev/verification_summary/v1): the verifier
 (--verifier-id), the time, the reference by digest, the upstream policy (--policy-uri, and its
