@@ -3,9 +3,6 @@ package vet
 import (
 	"fmt"
 	"io"
-
-	"github.com/addonpack/addonpack/pkg/keys"
-	"github.com/addonpack/addonpack/pkg/sign"
 )
 
 // WriteText writes what was vetted and stored; for a vet refused by the
@@ -19,16 +16,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	p := r.Predicate
 	_, err := fmt.Fprintf(w, "Vetted %s under %s (policy %s)\n  signed with %s at %s\n  verification summary by %s (%s, %d inputs) at %s\n",
-		r.Reference, p.Policy.URI, r.Verification.Policy, by(r.Signature), r.Signature.Location,
+		r.Reference, p.Policy.URI, r.Verification.Policy, r.Signature.SignedBy(), r.Signature.Location,
 		p.Verifier.ID, p.VerifiedLevels[0], len(p.InputAttestations), r.Summary.Location)
 	return err
-}
-
-// by names who made a signature: its key (short id) or its certificate's
-// identity and issuer.
-func by(s *sign.Result) string {
-	if s.Identity != "" {
-		return fmt.Sprintf("%s (%s)", s.Identity, s.Issuer)
-	}
-	return "key " + keys.ShortID(s.KeyID)
 }
