@@ -27,8 +27,10 @@ func WriteLock(ctx context.Context, reg Registry, st *Stack, opts Options) (*Loc
 // UpdateLock resolves st again and rewrites its lock: only the add-ons
 // named (all when names is empty) may move, within their upgrade policy and
 // never down unless opts.AllowDowngrade (specs/stack.md section 4.6), and
-// never to an artifact none of their locked signers signed unless
-// opts.AllowSignerChange (ErrSignerChange, section 4.8); the others stay
+// never to an artifact none of their locked signers signed, or that this
+// run did not verify, unless opts.AllowSignerChange (ErrSignerChange,
+// section 4.8); an entry whose digest stays keeps its signers when nothing
+// was verified; the others stay
 // at their locked tags, which must still satisfy every range.
 // Without a lock (and without names) it resolves from scratch.
 func UpdateLock(ctx context.Context, reg Registry, st *Stack, names []string, opts Options) (*Lock, error) {
@@ -60,9 +62,10 @@ func UpdateLock(ctx context.Context, reg Registry, st *Stack, names []string, op
 	if err != nil {
 		return nil, err
 	}
+	carrySigners(old, l)
 	carryDowngrades(old, l)
 	if changed := signerChanges(old, l); len(changed) > 0 && !opts.AllowSignerChange {
-		return nil, fmt.Errorf("%s: %w: no signer of the locked artifact signed the new one:\n  %s\npass --allow-signer-change to accept it",
+		return nil, fmt.Errorf("%s: %w: no locked signer is known to have signed the new artifact:\n  %s\npass --allow-signer-change to accept it",
 			LockPath(st.Path), ErrSignerChange, strings.Join(changed, "\n  "))
 	}
 	if err := l.Write(LockPath(st.Path)); err != nil {

@@ -52,7 +52,8 @@ type Options struct {
 	// policy); a downgrade is recorded in the lock.
 	AllowDowngrade bool
 	// AllowSignerChange lets lock --update move an add-on to an artifact
-	// none of its locked signers signed (specs/stack.md section 4.8).
+	// none of its locked signers signed, or one this run did not verify
+	// (specs/stack.md section 4.8).
 	AllowSignerChange bool
 }
 

@@ -28,8 +28,8 @@ const (
 )
 
 // ErrSignerChange is the refusal of lock --update to move an add-on to an
-// artifact none of its locked signers signed (specs/stack.md section 4.8):
-// a verification failure, exit 9.
+// artifact none of its locked signers signed, or that the run did not
+// verify (specs/stack.md section 4.8): a verification failure, exit 9.
 var ErrSignerChange = errdef.New(errdef.ErrVerification, "signers changed")
 
 var keyID = regexp.MustCompile(`^sha256:[a-f0-9]{64}$`)
@@ -113,9 +113,11 @@ func (l *Lock) checkSigners(a LockedAddon) error {
 }
 
 // signerChanges lists every entry of l whose digest changed from old's
-// entry of the same repository to one that none of the old entry's signers
-// signed (specs/stack.md section 4.8); entries without recorded signers on
-// either side are not compared.
+// entry of the same repository when the old entry records signers and
+// either the new artifact was not verified in this run (it has none: the
+// lineage cannot be checked) or none of the old signers signed it, by
+// sameLineage (specs/stack.md section 4.8 items 2 and 5). Entries new to
+// the lock, or without recorded signers, are not compared.
 func signerChanges(old, l *Lock) []string {
 	var out []string
 	for _, a := range l.Addons {
@@ -124,25 +126,60 @@ func signerChanges(old, l *Lock) []string {
 			continue
 		}
 		o := old.Addons[i]
-		if o.Digest == a.Digest || len(o.Signers) == 0 || len(a.Signers) == 0 || overlap(o.Signers, a.Signers) {
+		if o.Digest == a.Digest || len(o.Signers) == 0 || overlap(o.Signers, a.Signers) {
 			continue
 		}
 		moved := o.Version + " → " + a.Version
 		if o.Version == a.Version {
 			moved += " (" + a.Digest.String() + ", was " + o.Digest.String() + ")"
 		}
+		if len(a.Signers) == 0 {
+			out = append(out, fmt.Sprintf("%s %s: not verified in this run: lineage cannot be checked (signed by %s)", a.Name, moved, signerList(o.Signers)))
+			continue
+		}
 		out = append(out, fmt.Sprintf("%s %s: signed by %s, now only by %s", a.Name, moved, signerList(o.Signers), signerList(a.Signers)))
 	}
 	return out
 }
 
+// carrySigners keeps the recorded signers of every entry whose digest did
+// not change when this run verified nothing for it (--offline,
+// --insecure-skip-verify), so that such a run never erases the lineage
+// (specs/stack.md section 4.8 item 4).
+func carrySigners(old, l *Lock) {
+	for i, a := range l.Addons {
+		for _, o := range old.Addons {
+			if o.Repository == a.Repository && o.Digest == a.Digest && len(a.Signers) == 0 {
+				l.Addons[i].Signers = slices.Clone(o.Signers)
+			}
+		}
+	}
+}
+
 func overlap(a, b []Signer) bool {
 	for _, s := range a {
-		if slices.ContainsFunc(b, func(t Signer) bool { return s.verify().Same(t.verify()) }) {
+		if slices.ContainsFunc(b, func(t Signer) bool { return sameLineage(s, t) }) {
 			return true
 		}
 	}
 	return false
+}
+
+// sameLineage reports whether a and b are the same signer for lineage
+// (specs/stack.md section 4.8 item 2): keys by id, keyless signers by
+// issuer and lineageSubject.
+func sameLineage(a, b Signer) bool {
+	return a.KeyID == b.KeyID && a.Issuer == b.Issuer && lineageSubject(a.Subject) == lineageSubject(b.Subject)
+}
+
+// lineageSubject is subject without the git ref of a workflow identity:
+// when the text after its last '@' begins with "refs/", that '@' and all
+// after it are cut (specs/stack.md section 4.8 item 2).
+func lineageSubject(subject string) string {
+	if i := strings.LastIndexByte(subject, '@'); i >= 0 && strings.HasPrefix(subject[i+1:], "refs/") {
+		return subject[:i]
+	}
+	return subject
 }
 
 func signerList(ss []Signer) string {

@@ -75,6 +75,9 @@ func (l *Lock) validate(path string) error {
 	if err := l.checkDowngrades(versions, bad); err != nil {
 		return err
 	}
+	if err := l.checkAPIVersionNeeded(bad); err != nil {
+		return err
+	}
 	deps := map[string][]string{} // name → the entries it requires
 	for i, a := range l.Addons {
 		if err := l.checkRequirements(a, versions[i], byName, deps); err != nil {
@@ -180,16 +183,12 @@ func checkOrder(l *Lock, deps map[string][]string, levels map[string]int, bad fu
 }
 
 // checkDowngrades refuses a downgrade record no lock --update could have
-// written, and a v1alpha2 lock that records neither a downgrade nor
-// signers (specs/stack.md section 4.5 item 1.6).
+// written (specs/stack.md section 4.5 item 1.6).
 func (l *Lock) checkDowngrades(versions []semver.Version, bad func(name, format string, args ...any) error) error {
-	recorded := false
 	for i, a := range l.Addons {
-		recorded = recorded || len(a.Signers) > 0
 		if a.DowngradedFrom == "" {
 			continue
 		}
-		recorded = true
 		from, err := semver.Parse(a.DowngradedFrom)
 		switch {
 		case l.APIVersion != APIVersionV1Alpha2:
@@ -202,8 +201,18 @@ func (l *Lock) checkDowngrades(versions []semver.Version, bad func(name, format 
 			return bad(a.Name, "downgradedFrom on an entry pinned by digest: only lock --update moves a tagged entry down")
 		}
 	}
-	if l.APIVersion == APIVersionV1Alpha2 && !recorded {
-		return bad("apiVersion", "%s, but no entry records a downgrade or signers: such a lock is written as %s", APIVersionV1Alpha2, APIVersion)
-	}
 	return nil
+}
+
+// checkAPIVersionNeeded refuses a v1alpha2 lock that records neither a
+// downgrade nor signers: settleVersion writes such a lock as v1alpha1
+// (specs/stack.md section 4.3 item 1 and 4.5 item 1.6).
+func (l *Lock) checkAPIVersionNeeded(bad func(name, format string, args ...any) error) error {
+	if l.APIVersion != APIVersionV1Alpha2 {
+		return nil
+	}
+	if slices.ContainsFunc(l.Addons, func(a LockedAddon) bool { return a.DowngradedFrom != "" || len(a.Signers) > 0 }) {
+		return nil
+	}
+	return bad("apiVersion", "%s, but no entry records a downgrade or signers: such a lock is written as %s", APIVersionV1Alpha2, APIVersion)
 }
