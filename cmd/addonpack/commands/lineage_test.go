@@ -93,9 +93,82 @@ scopes:
 	}
 }
 
+// TestLockSignerLineageUnverified (review items 3 and 21): a run that
+// verifies nothing — --offline, where the verified-digest memo says that
+// a digest passed but not who signed it, or --insecure-skip-verify — keeps
+// the lock's signers when the digest stays and refuses to move an add-on
+// that records signers, so it neither bypasses the lineage nor erases it:
+// the next online update still holds the new release to the old signer.
+func TestLockSignerLineageUnverified(t *testing.T) {
+	w := &stackWorld{t: t, dir: t.TempDir(), host: testregistry.New(t).Host()}
+	a, b := w.keygen("a"), w.keygen("b")
+	w.publish("app", "1.0.0", a)
+	policy := filepath.Join(w.dir, "policy.yaml")
+	if err := os.WriteFile(policy, []byte(`apiVersion: addonpack.dev/v1alpha1
+kind: VerificationPolicy
+keys:
+  - {name: team, path: a.pub}
+  - {name: vendor, path: b.pub}
+scopes:
+  - {prefix: `+w.host+`/addons/app, keys: [team, vendor]}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := w.stackFile("  - repository: HOST/addons/app\n    version: \">=1.0.0\"\n")
+	lockPath := stack.LockPath(file)
+	env := map[string]string{"HOME": t.TempDir()} // a cache and its record key, for --offline
+	if r := run(t, env, "lock", file, "--policy", policy); r.code != 0 {
+		t.Fatalf("lock: %+v", r)
+	}
+	locked := mustRead(t, lockPath)
+	if !strings.Contains(locked, "    signers:\n") {
+		t.Fatalf("lock records no signers:\n%s", locked)
+	}
+	pull := func(version string) {
+		t.Helper()
+		ref := w.host + "/addons/app:" + version
+		if r := run(t, env, "pull", ref, "--policy", policy, "-o", filepath.Join(w.dir, "pulled", version)); r.code != 0 {
+			t.Fatalf("pull %s: %+v", ref, r)
+		}
+	}
+	pull("1.0.0") // caches it for --offline
+	offline := []string{"lock", file, "--policy", policy, "--update", "--offline"}
+	skip := []string{"lock", file, "--update", "--insecure-skip-verify"}
+	for _, args := range [][]string{offline, skip} {
+		if r := run(t, env, args...); r.code != 0 {
+			t.Fatalf("%v, nothing to move: %+v", args[len(args)-1], r)
+		}
+		if got := mustRead(t, lockPath); got != locked {
+			t.Fatalf("%v rewrote the lock of an unchanged digest:\n%s\nwas:\n%s", args[len(args)-1], got, locked)
+		}
+	}
+
+	// 1.1.0 signed by the vendor only; a pull remembers its pass in the
+	// memo (and caches it), as a consumer on this machine would.
+	w.publish("app", "1.1.0", b)
+	pull("1.1.0")
+	want := "app 1.0.0 → 1.1.0: not verified in this run: lineage cannot be checked (signed by "
+	for _, args := range [][]string{offline, skip} {
+		r := run(t, env, args...)
+		if r.code != commands.ExitVerify || !strings.Contains(r.err, want) || !strings.Contains(r.err, "--allow-signer-change") {
+			t.Fatalf("%v to 1.1.0: want exit %d with %q, got %+v", args[len(args)-1], commands.ExitVerify, want, r)
+		}
+		if got := mustRead(t, lockPath); got != locked {
+			t.Fatalf("a refused %v rewrote the lock:\n%s", args[len(args)-1], got)
+		}
+	}
+	// The baseline survived: online, the vendor's release is still a change.
+	r := run(t, env, "lock", file, "--policy", policy, "--update")
+	if r.code != commands.ExitVerify || !strings.Contains(r.err, "app 1.0.0 → 1.1.0: signed by ") {
+		t.Fatalf("online update after unverified runs: want exit %d (signer change), got %+v", commands.ExitVerify, r)
+	}
+}
+
 // TestLockSignerLineageKeyless: a keyless identity is recorded as issuer
-// and subject, and a release signed by another workflow identity of the
-// same trusted repository is a change of signers.
+// and full subject; lock --update compares it without the workflow's git
+// ref (review item 4), so the next release tag of the same workflow moves
+// unattended, while another workflow of the same trusted repository, or
+// the same workflow of another repository, is a change of signers.
 func TestLockSignerLineageKeyless(t *testing.T) {
 	host := testregistry.New(t).Host()
 	dir := t.TempDir()
@@ -112,7 +185,9 @@ func TestLockSignerLineageKeyless(t *testing.T) {
 		t.Fatal(err)
 	}
 	tagged := testsigstore.GitHubWorkflow{Repository: "example/hello", Ref: "refs/tags/v0.1.0"}.Identity()
-	branch := testsigstore.GitHubWorkflow{Repository: "example/hello", Ref: "refs/heads/main"}.Identity()
+	next := testsigstore.GitHubWorkflow{Repository: "example/hello", Ref: "refs/tags/v0.1.1"}.Identity()
+	nightly := testsigstore.GitHubWorkflow{Repository: "example/hello", Workflow: ".github/workflows/nightly.yml", Ref: "refs/tags/v0.1.2"}.Identity()
+	fork := testsigstore.GitHubWorkflow{Repository: "example/fork", Workflow: ".github/workflows/nightly.yml", Ref: "refs/tags/v0.1.3"}.Identity()
 	publish := func(version string, id testsigstore.Identity) {
 		t.Helper()
 		src := filepath.Join(dir, "src-"+version, "hello")
@@ -155,16 +230,31 @@ func TestLockSignerLineageKeyless(t *testing.T) {
 	if got := mustRead(t, stack.LockPath(file)); !strings.Contains(got, recorded) {
 		t.Fatalf("lock does not record the identity:\n%s\nwant:\n%s", got, recorded)
 	}
-	publish("0.1.1", branch)
+	publish("0.1.1", next) // the same workflow, the next release tag
+	if r := run(t, nil, append([]string{"lock", file, "--update"}, trust...)...); r.code != 0 {
+		t.Fatalf("lock --update to the next tag of the same workflow: %+v", r)
+	}
+	if got := mustRead(t, stack.LockPath(file)); !strings.Contains(got, "version: 0.1.1\n") || !strings.Contains(got, "subject: "+next.URI+"\n") {
+		t.Fatalf("lock after 0.1.1 does not record the full subject %s:\n%s", next.URI, got)
+	}
+	publish("0.1.2", nightly) // another workflow of the same repository
 	r := run(t, nil, append([]string{"lock", file, "--update"}, trust...)...)
-	if want := "hello 0.1.0 → 0.1.1: signed by " + tagged.URI + " (issuer " + testsigstore.GitHubActionsIssuer + "), now only by " + branch.URI; r.code != commands.ExitVerify || !strings.Contains(r.err, want) {
+	if want := "hello 0.1.1 → 0.1.2: signed by " + next.URI + " (issuer " + testsigstore.GitHubActionsIssuer + "), now only by " + nightly.URI; r.code != commands.ExitVerify || !strings.Contains(r.err, want) {
 		t.Fatalf("want exit %d with %q, got %+v", commands.ExitVerify, want, r)
 	}
 	if r := run(t, nil, append([]string{"lock", file, "--update", "--allow-signer-change"}, trust...)...); r.code != 0 {
 		t.Fatalf("--allow-signer-change: %+v", r)
 	}
-	if got := mustRead(t, stack.LockPath(file)); !strings.Contains(got, "subject: "+branch.URI+"\n") || strings.Contains(got, tagged.URI) {
+	if got := mustRead(t, stack.LockPath(file)); !strings.Contains(got, "subject: "+nightly.URI+"\n") || strings.Contains(got, next.URI) {
 		t.Fatalf("accepted change recorded as:\n%s", got)
+	}
+	// The same workflow file in another repository, under a policy that
+	// trusts both repositories.
+	publish("0.1.3", fork)
+	wide := []string{"--trusted-root", root, "--certificate-oidc-issuer", testsigstore.GitHubActionsIssuer, "--certificate-identity-regexp", `^https://github\.com/example/`}
+	r = run(t, nil, append([]string{"lock", file, "--update"}, wide...)...)
+	if want := "hello 0.1.2 → 0.1.3: signed by " + nightly.URI + " (issuer " + testsigstore.GitHubActionsIssuer + "), now only by " + fork.URI; r.code != commands.ExitVerify || !strings.Contains(r.err, want) {
+		t.Fatalf("want exit %d with %q, got %+v", commands.ExitVerify, want, r)
 	}
 }
 

@@ -109,6 +109,7 @@ otherwise, naming each difference, and 3 for a lock no resolution could have wri
 flags it also binds each add-on's signed name, version and dependencies (exit 3 when they differ).
 --update resolves again (every add-on, or those named; the others stay), moving each only within its
 upgrade policy and never down without --allow-downgrade, and never to an artifact none of the
-locked signers signed without --allow-signer-change (exit 9 naming the signers, old → new).
+locked signers signed (keyless subjects compared without a workflow's @refs/...), or that this run
+did not verify (--offline, --insecure-skip-verify), without --allow-signer-change (exit 9).
 Without --key or --policy, the stack file's policy is used. The rules: specs/stack.md sections 4.3
 to 4.8.`
