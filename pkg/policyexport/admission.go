@@ -24,8 +24,12 @@ func imageWhere(r verify.ImageRule) string { return fmt.Sprintf("images %q", r.G
 // kyverno writes a ClusterPolicy (kyverno.io/v1) with one verifyImages rule
 // per images entry: its glob as imageReferences ("**" written "*": Kyverno's
 // "*" also crosses "/", so a rule may cover more images than the glob,
-// never fewer), one attestor set whose count is the threshold, an entry per
-// distinct key and per identity (with its trusted root's material: root.go).
+// never fewer), one attestor set whose count is the threshold (written
+// always, 1 by default: Kyverno reads a missing count as "every entry must
+// match"), an entry per distinct key and per identity (with its trusted
+// root's material: root.go). Kyverno counts the entries that matched, not
+// distinct signers: one certificate can match several identity entries, so
+// a threshold over 1 with two identities, or a regexp one, is lost.
 func kyverno(p *verify.Policy, o Options) (*Result, error) {
 	rules, err := images(p, "kyverno")
 	if err != nil {
@@ -58,10 +62,10 @@ func kyverno(p *verify.Policy, o Options) (*Result, error) {
 			lost = append(lost, rl...)
 			entries = append(entries, map[string]any{"keyless": kl})
 		}
-		set := map[string]any{"entries": entries}
-		if r.Threshold > 1 {
-			set["count"] = r.Threshold
+		if r.Threshold > 1 && (len(r.Identities) > 1 || anyRegexp(r.Identities)) {
+			lost = append(lost, fmt.Sprintf("%s: threshold %d (Kyverno counts matching attestor entries: one certificate can match several identities)", where, r.Threshold))
 		}
+		set := map[string]any{"entries": entries, "count": max(r.Threshold, 1)}
 		out = append(out, map[string]any{
 			"name":  fmt.Sprintf("verify-images-%d", i+1),
 			"match": map[string]any{"any": []any{map[string]any{"resources": map[string]any{"kinds": []any{"Pod"}}}}},
@@ -81,6 +85,16 @@ func kyverno(p *verify.Policy, o Options) (*Result, error) {
 		return nil, err
 	}
 	return &Result{Files: []File{{Name: "kyverno.yaml", Data: doc}}, Lost: lost}, nil
+}
+
+// anyRegexp reports whether an identity matches by issuer or subject regexp.
+func anyRegexp(ids []verify.Identity) bool {
+	for _, id := range ids {
+		if id.IssuerRegexp != "" || id.SubjectRegexp != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // policyController writes one ClusterImagePolicy (policy.sigstore.dev/v1beta1)

@@ -74,6 +74,7 @@ func TestExport(t *testing.T) {
 		{"argocd", "keyless.yaml", "argocd", "", false, 0},
 		{"argocd-strict", "strict.yaml", "argocd", "", false, 0},
 		{"kyverno.yaml", "images.yaml", "kyverno", "", false, 0},
+		{"kyverno-count-lossy.yaml", "images-count.yaml", "kyverno", "", true, 1},
 		{"kyverno-keyless-lossy.yaml", "images-keyless.yaml", "kyverno", "", true, 2},
 		{"kyverno-keyless.yaml", "images-keyless-open.yaml", "kyverno", "", false, 0},
 		{"policy-controller-lossy.yaml", "images.yaml", "policy-controller", "", true, 1},
@@ -130,6 +131,9 @@ func TestExportRefuses(t *testing.T) {
 		{"images-keyless.yaml", "kyverno", "", []string{
 			`identity "image-workflow" trusted root "test-sigstore": a signed timestamp is required`,
 			`trusted root "test-sigstore": validity ends of certificate authority https://fulcio.test.invalid (until 2036-01-01T00:00:00Z)`,
+		}},
+		{"images-count.yaml", "kyverno", "", []string{
+			`images "ghcr.io/example/images/*": threshold 2 (Kyverno counts matching attestor entries: one certificate can match several identities)`,
 		}},
 		{"images-keyless.yaml", "policy-controller", "", []string{
 			`trusted root "test-sigstore": validity ends of certificate authority https://fulcio.test.invalid`,
