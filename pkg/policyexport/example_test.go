@@ -10,7 +10,8 @@ import (
 )
 
 // A policy Flux cannot wholly enforce is refused, every lost item named;
-// Lossy exports it with those items as comments.
+// Lossy exports it with those items as comments, below the note every
+// Flux export opens with.
 func Example() {
 	ref, _ := registry.ParseReference("registry.example.com/addons/hello:0.1.0")
 	opts := policyexport.Options{For: "flux", Ref: &ref}
@@ -26,6 +27,7 @@ func Example() {
 	fmt.Println(res.Files[0].Name)
 	// Output:
 	// true
+	// # addonpack: Flux checks the signature, not that the signed add-on's name and version are those of the reference (specs/artifact.md 11.6); verify with addonpack before you change --ref
 	// # addonpack: not enforced by Flux: scope "registry.example.com/addons": key "release" validity window (notBefore/notAfter)
 	// flux.yaml
 }

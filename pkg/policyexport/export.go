@@ -62,12 +62,16 @@ type Result struct {
 	Files []File
 	// Lost lists what the target does not enforce (empty unless Lossy).
 	Lost []string
-	// Header is one "# addonpack: not enforced by TARGET: ITEM" comment
-	// line per lost item: at the top of the stream and of every file.
+	// Notes are fixed lines the target's output always opens with: what it
+	// never checks of addonpack's verification, whatever the policy.
+	Notes []string
+	// Header is the notes, then one "# addonpack: not enforced by TARGET:
+	// ITEM" comment line per lost item: at the top of the stream and of
+	// every file.
 	Header []byte
 }
 
-// Stream is the result as one YAML stream (for stdout): the lost items as
+// Stream is the result as one YAML stream (for stdout): the Header's
 // comments at the top, then each file.
 func (r *Result) Stream() []byte {
 	var b bytes.Buffer
@@ -115,7 +119,12 @@ func Export(ctx context.Context, p *verify.Policy, opts Options) (*Result, error
 		return nil, fmt.Errorf("--for %s: %w (--lossy exports it anyway); not enforced would be:\n  - %s",
 			opts.For, ErrInexpressible, strings.Join(res.Lost, "\n  - "))
 	}
-	res.Header = lostHeader(res.Lost, opts.For)
+	var h bytes.Buffer
+	for _, n := range res.Notes {
+		fmt.Fprintf(&h, "# addonpack: %s\n", n)
+	}
+	h.Write(lostHeader(res.Lost, opts.For))
+	res.Header = h.Bytes()
 	return res, nil
 }
 

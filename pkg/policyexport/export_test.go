@@ -274,3 +274,38 @@ func TestWriteOutput(t *testing.T) {
 		t.Fatalf("b.yaml: %q, %v", b, err)
 	}
 }
+
+// TestFluxBindingNote: every Flux export opens with the line saying that
+// Flux checks the signature but not addonpack's reference binding (the
+// signed name and version are the reference's: specs/artifact.md 11.6),
+// in the stream and in the file -o writes; the other targets have none.
+func TestFluxBindingNote(t *testing.T) {
+	const note = "# addonpack: Flux checks the signature, not that the signed add-on's name and version are those of the reference (specs/artifact.md 11.6); verify with addonpack before you change --ref\n"
+	for _, tt := range []struct{ policy, target, ref string }{
+		{"keys.yaml", "flux", "registry.example.com/addons/hello:0.1.0"},
+		{"keys.yaml", "flux", ""},
+		{"strict.yaml", "flux", "registry.example.com/addons/critical/dns:1.0.0"},
+		{"images.yaml", "kyverno", ""},
+	} {
+		p, o := load(t, tt.policy)
+		o.For, o.Lossy = tt.target, true
+		if tt.ref != "" {
+			o.Ref = ref(t, tt.ref)
+		}
+		res, err := policyexport.Export(context.Background(), p, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.HasPrefix(res.Stream(), []byte(note)); got != (tt.target == "flux") {
+			t.Errorf("%s --for %s: opens with the note %v:\n%s", tt.policy, tt.target, got, res.Stream())
+		}
+		dir := t.TempDir()
+		if err := res.WriteDir(dir, false); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, res.Files[0].Name))
+		if !bytes.Equal(b, res.Stream()) {
+			t.Errorf("%s --for %s: the file is not the stream:\n%s", tt.policy, tt.target, b)
+		}
+	}
+}

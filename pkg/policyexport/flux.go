@@ -10,6 +10,13 @@ import (
 	"github.com/addonpack/addonpack/pkg/verify"
 )
 
+// fluxBindingNote opens every Flux export: source-controller checks the
+// cosign signature only, not addonpack's reference binding, so an artifact
+// the same signers signed for another add-on or version passes under a
+// changed --ref. It is not a loss of the policy (nothing the policy says),
+// so it does not refuse the export.
+const fluxBindingNote = "Flux checks the signature, not that the signed add-on's name and version are those of the reference (specs/artifact.md 11.6); verify with addonpack before you change --ref"
+
 // flux writes the scope that applies to o.Ref (or the policy's only scope)
 // as Flux source-controller (v1.9) verifies an OCIRepository: cosign, with
 // the scope's public keys in a Secret (any one key's signature suffices),
@@ -88,7 +95,7 @@ func flux(p *verify.Policy, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Files: []File{{Name: "flux.yaml", Data: out}}, Lost: lost}, nil
+	return &Result{Files: []File{{Name: "flux.yaml", Data: out}}, Lost: lost, Notes: []string{fluxBindingNote}}, nil
 }
 
 // scopeFor is the scope that applies to ref (the most specific prefix), or

@@ -24,7 +24,7 @@ func TestPolicyExport(t *testing.T) {
 		t.Fatalf("inexpressible: exit %d (want %d), stdout %q, stderr %s", r.code, commands.ExitUsage, r.out, r.err)
 	}
 	r = run(t, nil, "policy", "export", strict, "--for", "flux", "--ref", critical, "--lossy")
-	if r.code != 0 || !strings.HasPrefix(r.out, "# addonpack: not enforced by Flux: ") || !strings.Contains(r.out, "kind: OCIRepository") {
+	if r.code != 0 || !strings.HasPrefix(r.out, "# addonpack: Flux checks the signature, not ") || !strings.Contains(r.out, "\n# addonpack: not enforced by Flux: ") || !strings.Contains(r.out, "kind: OCIRepository") {
 		t.Fatalf("--lossy: exit %d, stdout %s, stderr %s", r.code, r.out, r.err)
 	}
 	if r := run(t, nil, "policy", "export", strict, "--for", "flux"); r.code != commands.ExitUsage || !strings.Contains(r.err, "--ref") {
