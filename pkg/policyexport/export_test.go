@@ -68,7 +68,8 @@ func TestExport(t *testing.T) {
 	}{
 		{"flux-keys.yaml", "keys.yaml", "flux", "registry.example.com/addons/hello:0.1.0", false, 0},
 		{"flux-keys-fragment.yaml", "keys.yaml", "flux", "", false, 0},
-		{"flux-keyless.yaml", "keyless.yaml", "flux", "ghcr.io/example/addons/hello@sha256:" + strings.Repeat("ab", 32), false, 0},
+		{"flux-keyless.yaml", "keyless-open.yaml", "flux", "ghcr.io/example/addons/hello@sha256:" + strings.Repeat("ab", 32), false, 0},
+		{"flux-keyless-lossy.yaml", "keyless.yaml", "flux", "ghcr.io/example/addons/hello:1.0.0", true, 1},
 		{"flux-strict-lossy.yaml", "strict.yaml", "flux", "registry.example.com/addons/critical/dns:1.0.0", true, 7},
 		{"flux-strict-lenient-scope.yaml", "strict.yaml", "flux", "registry.example.com/addons/hello:1.0.0", true, 1},
 		{"argocd", "keyless.yaml", "argocd", "", false, 0},
@@ -131,6 +132,9 @@ func TestExportRefuses(t *testing.T) {
 		{"images-keyless.yaml", "kyverno", "", []string{
 			`identity "image-workflow" trusted root "test-sigstore": a signed timestamp is required`,
 			`trusted root "test-sigstore": validity ends of certificate authority https://fulcio.test.invalid (until 2036-01-01T00:00:00Z)`,
+		}},
+		{"keyless.yaml", "flux", "ghcr.io/example/addons/hello:1.0.0", []string{
+			`trusted root "test-sigstore": a signed timestamp is required (Flux requires one only of a bundle whose log entries are all Rekor v2)`,
 		}},
 		{"images-count.yaml", "kyverno", "", []string{
 			`images "ghcr.io/example/images/*": threshold 2 (Kyverno counts matching attestor entries: one certificate can match several identities)`,

@@ -63,6 +63,11 @@ func flux(p *verify.Policy, o Options) (*Result, error) {
 			root = id.Root
 			match = append(match, map[string]any{"issuer": exact(id.Issuer, id.IssuerRegexp), "subject": exact(id.Subject, id.SubjectRegexp)})
 		}
+		if root.Requirements().Timestamp {
+			// source-controller v1.9 never sets cosign's UseSignedTimestamps;
+			// cosign sets it itself only for a bundle without Rekor v1 entries.
+			lost = append(lost, fmt.Sprintf("%s: trusted root %q: a signed timestamp is required (Flux requires one only of a bundle whose log entries are all Rekor v2)", where, root.Name))
+		}
 		if d := root.Demanded(); len(d) > 0 {
 			lost = append(lost, fmt.Sprintf("%s: trusted root %q require [%s] (Flux checks what cosign checks by default)", where, root.Name, strings.Join(d, ", ")))
 		}
