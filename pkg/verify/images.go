@@ -32,7 +32,9 @@ var imageGlobChars = regexp.MustCompile(`^[a-zA-Z0-9_:/*.@-]+$`)
 // ImageGlob compiles an images glob (specs/policy.md, Images) to the
 // regular expression it stands for: anchored, "*" as "[^/]*", "**" as ".*",
 // every other character literal. A glob must start with a registry host
-// written out (no "*" before the first "/").
+// written out (no "*" before the first "/"), and its last path segment
+// must hold a "*", ":" or "@" (else it matches no tagged or digest
+// reference).
 func ImageGlob(glob string) (*regexp.Regexp, error) {
 	if len(glob) > 1024 || !imageGlobChars.MatchString(glob) {
 		return nil, fmt.Errorf("%w: images: glob %q: want only A-Z a-z 0-9 - _ : / * . @ (at most 1024)", ErrPolicy, glob)
@@ -40,6 +42,9 @@ func ImageGlob(glob string) (*regexp.Regexp, error) {
 	host, rest, ok := strings.Cut(glob, "/")
 	if !ok || host == "" || rest == "" || strings.Contains(host, "*") {
 		return nil, fmt.Errorf("%w: images: glob %q: want a registry host written out, then /repository (docker.io/library/… for Docker Hub)", ErrPolicy, glob)
+	}
+	if last := glob[strings.LastIndex(glob, "/")+1:]; !strings.ContainsAny(last, "*:@") {
+		return nil, fmt.Errorf("%w: images: glob %q: its last path segment %q has no \"*\", \":\" or \"@\", so it matches only an image written without tag or digest, never one a Pod pins (%q covers its tags and digests)", ErrPolicy, glob, last, glob+"*")
 	}
 	var b strings.Builder
 	b.WriteString("^")

@@ -23,7 +23,7 @@ func TestImageGlob(t *testing.T) {
 		{"ghcr.io/example/*", "ghcr.io/example-evil/app", false},
 		{"ghcr.io/example/**", "ghcr.io/example/team/app:1.0", true},
 		{"ghcr.io/example/**", "ghcr.io/other/app", false},
-		{"ghcr.io/ex.mple/app", "ghcr.io/exXmple/app", false}, // "." is literal
+		{"ghcr.io/ex.mple/app:*", "ghcr.io/exXmple/app:1", false}, // "." is literal
 		{"docker.io/library/busybox:1.*", "docker.io/library/busybox:1.36", true},
 		{"docker.io/library/busybox:1.*", "docker.io/library/busybox:2.0", false},
 	}
@@ -93,4 +93,25 @@ func FuzzImageGlob(f *testing.F) {
 			t.Fatalf("literal glob %q matched %q", glob, image)
 		}
 	})
+}
+
+// TestImageGlobNeedsTag: a glob whose last path segment has no "*", ":" or
+// "@" matches only an image written without tag and digest, never what a
+// Pod pins: the loader refuses it, naming the glob.
+func TestImageGlobNeedsTag(t *testing.T) {
+	for _, g := range []string{"ghcr.io/example/app", "ghcr.io/**/app", "localhost:5000/app", "ghcr.io/*/app"} {
+		_, err := verify.ImageGlob(g)
+		if !errors.Is(err, verify.ErrPolicy) || !strings.Contains(err.Error(), `"`+g+`"`) || !strings.Contains(err.Error(), "last path segment") {
+			t.Errorf("ImageGlob(%q) = %v, want ErrPolicy naming it and its last path segment", g, err)
+		}
+	}
+	for _, g := range []string{"ghcr.io/example/app:*", "ghcr.io/example/app@sha256:*", "ghcr.io/example/app*", "ghcr.io/example/**", "ghcr.io/example/app:1.0"} {
+		if _, err := verify.ImageGlob(g); err != nil {
+			t.Errorf("ImageGlob(%q): %v", g, err)
+		}
+	}
+	_, err := verify.LoadPolicy(context.Background(), filepath.Join("..", "..", "specs", "testdata", "policy", "invalid", "images-glob-no-tag.yaml"), vectorEnv(t))
+	if !errors.Is(err, verify.ErrPolicy) || !strings.Contains(err.Error(), `glob "ghcr.io/example/app": its last path segment`) {
+		t.Errorf("the vector: %v, want ErrPolicy naming the glob", err)
+	}
 }
