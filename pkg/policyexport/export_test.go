@@ -313,3 +313,35 @@ func TestFluxBindingNote(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteDirWhole: a failure on the second file leaves no file of the
+// set (the Argo CD export is three files applied together), and --force
+// replaces a symlink at a name instead of writing through it.
+func TestWriteDirWhole(t *testing.T) {
+	res := &policyexport.Result{Files: []policyexport.File{{Name: "a.yaml", Data: []byte("a: 1\n")}, {Name: "b.yaml", Data: []byte("b: 2\n")}}}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "b.yaml", "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := res.WriteDir(dir, true); err == nil {
+		t.Fatal("writing over a directory succeeded")
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "a.yaml")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a.yaml written though b.yaml failed (%v)", err)
+	}
+
+	dir, victim := t.TempDir(), filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, []byte("mine"), 0o644)
+	if err := os.Symlink(victim, filepath.Join(dir, "a.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := res.WriteDir(dir, true); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "mine" {
+		t.Errorf("--force wrote through the symlink: its target holds %q", b)
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, "a.yaml")); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("a.yaml: %v, %v; want a regular file", fi, err)
+	}
+}

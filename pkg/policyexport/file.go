@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 
+	"github.com/addonpack/addonpack/pkg/atomicfile"
 	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/verify"
 )
@@ -39,26 +38,21 @@ func ExportFile(ctx context.Context, path string, getenv func(string) string, op
 	return Export(ctx, p, opts)
 }
 
-// WriteDir writes each file of r into dir (made if missing), the lost
-// items' comments at the top of each. A file that exists is refused
-// (errdef.ErrExists) unless force; nothing is written then.
+// WriteDir writes each file of r into dir (made if missing), the Header's
+// comments at the top of each, all of them or none (atomicfile.WriteFiles:
+// staged beside them, moved into place when all are written, taken back
+// if one cannot be). A file that exists is refused (errdef.ErrExists)
+// unless force; a symlink at a name is replaced, never written through.
 func (r *Result) WriteDir(dir string, force bool) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("-o %s: %w", dir, err)
-	}
-	if !force {
-		for _, f := range r.Files {
-			p := filepath.Join(dir, f.Name)
-			if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("-o %s: %s: %w (--force replaces it)", dir, f.Name, errdef.ErrExists)
-			}
-		}
-	}
+	files := make(map[string][]byte, len(r.Files))
 	for _, f := range r.Files {
-		p := filepath.Join(dir, f.Name)
-		if err := os.WriteFile(p, append(append([]byte(nil), r.Header...), f.Data...), 0o644); err != nil {
-			return fmt.Errorf("-o %s: %w", dir, err)
+		files[f.Name] = append(append([]byte(nil), r.Header...), f.Data...)
+	}
+	if err := atomicfile.WriteFiles(dir, files, force); err != nil {
+		if errors.Is(err, errdef.ErrExists) {
+			return fmt.Errorf("-o %s: %w (--force replaces it)", dir, err)
 		}
+		return fmt.Errorf("-o %s: %w", dir, err)
 	}
 	return nil
 }
