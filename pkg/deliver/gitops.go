@@ -130,7 +130,7 @@ func Flux(g GitOps) ([]byte, error) {
 		"metadata": meta(name, g.Namespace, g.Addon),
 		"spec":     ks,
 	})
-	return marshalAll(docs)
+	return YAMLStream(docs...)
 }
 
 // ArgoCD returns an Argo CD Application with an OCI source pinned by digest.
@@ -178,7 +178,7 @@ func ArgoCD(g GitOps) ([]byte, error) {
 			},
 		},
 	}
-	return marshalAll([]any{app})
+	return YAMLStream(app)
 }
 
 // argoCD is the Application's source.kustomize for e, or nil.
@@ -216,7 +216,9 @@ func meta(name, namespace string, a *spec.Addon) map[string]any {
 	}
 }
 
-func marshalAll(docs []any) ([]byte, error) {
+// YAMLStream writes docs as one YAML stream ("---" between documents);
+// pkg/policyexport writes its objects with it too.
+func YAMLStream(docs ...any) ([]byte, error) {
 	var buf bytes.Buffer
 	for i, d := range docs {
 		if i > 0 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/verify"
 )
@@ -40,13 +41,9 @@ func kyverno(p *verify.Policy, o Options) (*Result, error) {
 	for i, r := range rules {
 		where := imageWhere(r)
 		var entries []any
-		seen := map[string]bool{}
-		for _, k := range r.Keys {
-			lost = append(lost, keyLost(where, k)...)
-			if seen[k.Verifier.ID] {
-				continue
-			}
-			seen[k.Verifier.ID] = true
+		keys, kl := distinctKeys(where, r.Keys)
+		lost = append(lost, kl...)
+		for _, k := range keys {
 			entries = append(entries, map[string]any{"keys": map[string]any{
 				"publicKeys": string(k.Verifier.PEM),
 				"rekor":      map[string]any{"url": rekorURL, "ignoreTlog": true},
@@ -76,7 +73,7 @@ func kyverno(p *verify.Policy, o Options) (*Result, error) {
 			}},
 		})
 	}
-	doc, err := marshalAll(map[string]any{
+	doc, err := deliver.YAMLStream(map[string]any{
 		"apiVersion": "kyverno.io/v1", "kind": "ClusterPolicy",
 		"metadata": map[string]any{"name": o.Name + "-images", "labels": labels()},
 		"spec":     map[string]any{"background": false, "webhookTimeoutSeconds": 30, "rules": out},
@@ -111,19 +108,16 @@ func policyController(p *verify.Policy, o Options) (*Result, error) {
 	var lost []string
 	var docs, roots []any
 	rootName := map[string]string{} // by digest
+	partsOf := map[string]rootParts{}
 	for i, r := range rules {
 		where := imageWhere(r)
 		if r.Threshold > 1 {
 			lost = append(lost, fmt.Sprintf("%s: threshold %d (any one authority suffices)", where, r.Threshold))
 		}
 		var auths []any
-		seen := map[string]bool{}
-		for _, k := range r.Keys {
-			lost = append(lost, keyLost(where, k)...)
-			if seen[k.Verifier.ID] {
-				continue
-			}
-			seen[k.Verifier.ID] = true
+		keys, kl := distinctKeys(where, r.Keys)
+		lost = append(lost, kl...)
+		for _, k := range keys {
 			auths = append(auths, map[string]any{"name": "key-" + k.Name, "key": map[string]any{"data": string(k.Verifier.PEM), "hashAlgorithm": "sha256"}})
 		}
 		byRoot := map[string][]any{}
@@ -139,16 +133,17 @@ func policyController(p *verify.Policy, o Options) (*Result, error) {
 		}
 		for _, tr := range order {
 			name, ok := rootName[tr.Digest]
-			obj, parts, rl, err := trustRoot(o.Name+"-"+tr.Name, tr)
-			if err != nil {
-				return nil, err
-			}
 			if !ok {
 				name = o.Name + "-" + tr.Name
-				rootName[tr.Digest] = name
+				obj, parts, rl, err := trustRoot(name, tr)
+				if err != nil {
+					return nil, err
+				}
+				rootName[tr.Digest], partsOf[tr.Digest] = name, parts
 				roots = append(roots, obj)
 				lost = append(lost, rl...)
 			}
+			parts := partsOf[tr.Digest]
 			a := map[string]any{"name": "keyless-" + tr.Name, "keyless": map[string]any{"identities": byRoot[tr.Digest], "trustRootRef": name}}
 			if len(parts.TLogs) > 0 {
 				a["ctlog"] = map[string]any{"url": parts.TLogs[0].URL, "trustRootRef": name}
@@ -168,7 +163,7 @@ func policyController(p *verify.Policy, o Options) (*Result, error) {
 			},
 		})
 	}
-	doc, err := marshalAll(append(roots, docs...)...)
+	doc, err := deliver.YAMLStream(append(roots, docs...)...)
 	if err != nil {
 		return nil, err
 	}

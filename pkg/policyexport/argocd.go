@@ -63,7 +63,7 @@ func argoCD(p *verify.Policy, o Options) (*Result, error) {
 			"generate": map[string]any{"command": []any{"/bin/sh", "-c"}, "args": []any{generateScript}},
 		},
 	}
-	pluginYAML, err := marshalAll(cmp)
+	pluginYAML, err := deliver.YAMLStream(cmp)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func argoCD(p *verify.Policy, o Options) (*Result, error) {
 	for name, raw := range roots {
 		data[name] = string(raw)
 	}
-	cm, err := marshalAll(map[string]any{
+	cm, err := deliver.YAMLStream(map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap",
 		"metadata": map[string]any{"name": cmName, "namespace": ns, "labels": labels()},
 		"data":     data,
@@ -94,7 +94,7 @@ func argoCD(p *verify.Policy, o Options) (*Result, error) {
 		},
 		"env": []any{map[string]any{"name": "HOME", "value": "/tmp"}},
 	}
-	patch, err := marshalAll(map[string]any{
+	patch, err := deliver.YAMLStream(map[string]any{
 		"apiVersion": "apps/v1", "kind": "Deployment",
 		"metadata": map[string]any{"name": "argocd-repo-server", "namespace": ns},
 		"spec": map[string]any{"template": map[string]any{"spec": map[string]any{

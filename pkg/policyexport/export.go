@@ -149,24 +149,24 @@ func lostHeader(lost []string, target string) []byte {
 	return b.Bytes()
 }
 
-// marshalAll writes docs as one YAML stream.
-func marshalAll(docs ...any) ([]byte, error) {
-	var buf bytes.Buffer
-	for i, d := range docs {
-		if i > 0 {
-			buf.WriteString("---\n")
-		}
-		y, err := yaml.Marshal(d)
-		if err != nil {
-			return nil, err
-		}
-		buf.Write(y)
-	}
-	return buf.Bytes(), nil
-}
-
 func labels() map[string]any {
 	return map[string]any{"app.kubernetes.io/managed-by": "addonpack"}
+}
+
+// distinctKeys is ks without repeats of a key (by its verifier's id, the
+// first name kept), with what no target enforces of each (keyLost).
+func distinctKeys(where string, ks []verify.Key) ([]verify.Key, []string) {
+	var out []verify.Key
+	var lost []string
+	seen := map[string]bool{}
+	for _, k := range ks {
+		lost = append(lost, keyLost(where, k)...)
+		if !seen[k.Verifier.ID] {
+			seen[k.Verifier.ID] = true
+			out = append(out, k)
+		}
+	}
+	return out, lost
 }
 
 // keyLost lists what no target here enforces of a key: its window.

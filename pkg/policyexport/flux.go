@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/addonpack/addonpack/pkg/deliver"
 	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/spec"
@@ -37,13 +38,11 @@ func flux(p *verify.Policy, o Options) (*Result, error) {
 	var docs []any
 	switch {
 	case len(s.Keys) > 0:
-		data, seen := map[string]any{}, map[string]bool{}
-		for _, k := range s.Keys {
-			lost = append(lost, keyLost(where, k)...)
-			if !seen[k.Verifier.ID] {
-				seen[k.Verifier.ID] = true
-				data[k.Name+".pub"] = string(k.Verifier.PEM)
-			}
+		data := map[string]any{}
+		keys, kl := distinctKeys(where, s.Keys)
+		lost = append(lost, kl...)
+		for _, k := range keys {
+			data[k.Name+".pub"] = string(k.Verifier.PEM)
 		}
 		for _, id := range s.Identities {
 			lost = append(lost, fmt.Sprintf("%s: identity %q (Flux verifies with the Secret's keys when secretRef is set and never falls back to keyless)", where, id.Name))
@@ -96,7 +95,7 @@ func flux(p *verify.Policy, o Options) (*Result, error) {
 		"metadata": map[string]any{"name": o.Name, "namespace": ns, "labels": labels()},
 		"spec":     repo,
 	})
-	out, err := marshalAll(docs...)
+	out, err := deliver.YAMLStream(docs...)
 	if err != nil {
 		return nil, err
 	}
