@@ -73,11 +73,14 @@ func TestImagesDigest(t *testing.T) {
 }
 
 // FuzzImageGlob: a glob compiles or fails with ErrPolicy; a compiled glob
-// never matches across "/" with a single "*".
+// without "**" matches only images with as many "/" as it has (a single
+// "*" never crosses one).
 func FuzzImageGlob(f *testing.F) {
 	for _, s := range []string{"ghcr.io/example/*", "ghcr.io/example/**", "docker.io/library/busybox:1.*", "*/x", "a/***"} {
 		f.Add(s, "ghcr.io/example/app:1.0")
 	}
+	f.Add("ghcr.io/*/*", "ghcr.io/example/team/app:1.0")
+	f.Add("ghcr.io/example/app*", "ghcr.io/example/app/x")
 	f.Fuzz(func(t *testing.T, glob, image string) {
 		re, err := verify.ImageGlob(glob)
 		if err != nil {
@@ -91,6 +94,9 @@ func FuzzImageGlob(f *testing.F) {
 		}
 		if !strings.Contains(glob, "*") && re.MatchString(image) != (image == glob) {
 			t.Fatalf("literal glob %q matched %q", glob, image)
+		}
+		if !strings.Contains(glob, "**") && re.MatchString(image) && strings.Count(image, "/") != strings.Count(glob, "/") {
+			t.Fatalf("glob %q without ** matched %q across a /", glob, image)
 		}
 	})
 }
