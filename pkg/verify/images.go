@@ -87,19 +87,9 @@ func (f *policyFile) images(name string, keys map[string]Key, identities map[str
 	var out []ImageRule
 	for _, im := range f.Images {
 		r := ImageRule{Glob: im.Glob, Threshold: im.Threshold}
-		for _, kn := range im.Keys {
-			k, ok := keys[kn]
-			if !ok {
-				return nil, fmt.Errorf("policy %s: %w: images: glob %q names undefined key %q", name, ErrPolicy, im.Glob, kn)
-			}
-			r.Keys = append(r.Keys, k)
-		}
-		for _, in := range im.Identities {
-			id, ok := identities[in]
-			if !ok {
-				return nil, fmt.Errorf("policy %s: %w: images: glob %q names undefined identity %q", name, ErrPolicy, im.Glob, in)
-			}
-			r.Identities = append(r.Identities, id)
+		var missing string
+		if r.Keys, r.Identities, missing = signersNamed(im.Keys, im.Identities, keys, identities); missing != "" {
+			return nil, fmt.Errorf("policy %s: %w: images: glob %q names %s", name, ErrPolicy, im.Glob, missing)
 		}
 		out = append(out, r)
 	}

@@ -167,19 +167,9 @@ func ParsePolicy(ctx context.Context, raw []byte, name string, getenv func(strin
 		for _, a := range s.Attestations {
 			sc.Attestations = append(sc.Attestations, AttestationRule{Name: a.Name, PredicateType: a.PredicateType, Condition: a.Condition})
 		}
-		for _, kn := range s.Keys {
-			k, ok := named[kn]
-			if !ok {
-				return nil, fmt.Errorf("policy %s: %w: scope %q names undefined key %q", name, ErrPolicy, s.Prefix, kn)
-			}
-			sc.Keys = append(sc.Keys, k)
-		}
-		for _, in := range s.Identities {
-			id, ok := identities[in]
-			if !ok {
-				return nil, fmt.Errorf("policy %s: %w: scope %q names undefined identity %q", name, ErrPolicy, s.Prefix, in)
-			}
-			sc.Identities = append(sc.Identities, id)
+		var missing string
+		if sc.Keys, sc.Identities, missing = signersNamed(s.Keys, s.Identities, named, identities); missing != "" {
+			return nil, fmt.Errorf("policy %s: %w: scope %q names %s", name, ErrPolicy, s.Prefix, missing)
 		}
 		p.Scopes = append(p.Scopes, sc)
 	}
@@ -284,4 +274,25 @@ func (f *policyFile) identities(name string) (map[string]Identity, error) {
 		out[i.Name] = id
 	}
 	return out, nil
+}
+
+// signersNamed looks up the keys and identities a scope or an images rule
+// names among the policy's; missing names the first one undefined
+// (`undefined key "x"`), "" when all are.
+func signersNamed(keyNames, idNames []string, keys map[string]Key, identities map[string]Identity) (ks []Key, ids []Identity, missing string) {
+	for _, kn := range keyNames {
+		k, ok := keys[kn]
+		if !ok {
+			return nil, nil, fmt.Sprintf("undefined key %q", kn)
+		}
+		ks = append(ks, k)
+	}
+	for _, in := range idNames {
+		id, ok := identities[in]
+		if !ok {
+			return nil, nil, fmt.Sprintf("undefined identity %q", in)
+		}
+		ids = append(ids, id)
+	}
+	return ks, ids, ""
 }
