@@ -50,6 +50,7 @@ func main() {
 
 type harness struct {
 	work, tools, ap, oras, cosign, flux string
+	kustomize                           string // "" when not installed: no validated peer row
 	key, pub, pred                      string
 	env                                 []string
 	reps                                int
@@ -136,6 +137,11 @@ func run() error {
 			return fmt.Errorf("%s missing: run bench/install-peers.sh (make bench does)", p)
 		}
 	}
+	if p := filepath.Join(h.tools, "bin", "kustomize"); fileExists(p) {
+		h.kustomize = p
+	} else {
+		h.notes = append(h.notes, "kustomize not in "+filepath.Dir(p)+": no validated peer pipeline (bench/install-peers.sh builds it)")
+	}
 	if p, err := exec.LookPath("flux"); err == nil {
 		h.flux = p
 		h.notes = append(h.notes, "flux found at "+p+" but its pipeline is not wired into this harness yet; oras is the peer")
@@ -171,7 +177,11 @@ func run() error {
 	if r, err := h.exec(nil, "", "git", "describe", "--always", "--dirty"); err == nil {
 		versions["checkout"] = strings.TrimSpace(r.stdout) // other engineers commit while this runs
 	}
-	for name, args := range map[string][]string{"addonpack": {h.ap, "version"}, "oras": {h.oras, "version"}, "cosign": {h.cosign, "version"}} {
+	tools := map[string][]string{"addonpack": {h.ap, "version"}, "oras": {h.oras, "version"}, "cosign": {h.cosign, "version"}}
+	if h.kustomize != "" {
+		tools["kustomize"] = []string{h.kustomize, "version"}
+	}
+	for name, args := range tools {
 		r, _ := h.exec(nil, "", args[0], args[1:]...)
 		versions[name] = firstLines(r.stdout+r.stderr, 2)
 		for _, l := range strings.Split(r.stdout+r.stderr, "\n") {
@@ -323,4 +333,9 @@ func (h *harness) ordered() []*series {
 		out = append(out, h.results[k])
 	}
 	return out
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

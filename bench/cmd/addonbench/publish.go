@@ -17,6 +17,10 @@ import (
 
 // ---- workloads ----
 
+// peerValidated names the peer pipeline that builds the tree with the
+// kustomize CLI before packing it.
+const peerValidated = "peer (kustomize build first)"
+
 // peerPublish: tar+gzip, oras push, cosign sign, cosign attest. Returns the
 // pinned reference.
 func (h *harness) peerPublish(p *pipeline, dir, ref, scratch string) string {
@@ -59,6 +63,21 @@ func (h *harness) publishConsume(rep int, reg, host, name, dir string) error {
 			return p.err
 		}
 		h.add("publish-"+name, "peer", reg, p.wall, p.rss, p.steps)
+		if h.kustomize != "" {
+			// The validated peer: the tree is built by the kustomize CLI
+			// before it is packed (what addonpack's render check does in
+			// process), then the same pack, push, sign and attest.
+			k := h.newPipeline()
+			k.step("kustomize build", scratch, "sh", "-c", `"$0" build "$1" > /dev/null`, h.kustomize, dir)
+			if k.err != nil {
+				return k.err
+			}
+			steps := map[string]time.Duration{"kustomize build": k.wall}
+			for s, d := range p.steps {
+				steps[s] = d
+			}
+			h.add("publish-"+name, peerValidated, reg, p.wall+k.wall, max(p.rss, k.rss), steps)
+		}
 		return nil
 	}
 	// A first publish: an empty cache, as on a fresh CI machine, so the

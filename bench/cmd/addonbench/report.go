@@ -85,6 +85,8 @@ func (h *harness) table(many, verifyN int) []row {
 		cmp("consume-small", reg, "addonpack (cached)", "peer", reg, 0.3, "≤0.3x")
 		cmp("publish-large", reg, "addonpack", "peer", reg, 0.25, "≤0.25x")
 		cmp("publish-large", reg, "addonpack (re-publish, check remembered)", "peer", reg, 0.25, "≤0.25x")
+		cmp("publish-small", reg, "addonpack", peerValidated, reg, 0, "(info)")
+		cmp("publish-large", reg, "addonpack", peerValidated, reg, 0.40, "≤0.40x validated peer")
 		if h.get("publish-large-unrendered", "addonpack", reg) != nil && h.get("publish-large", "peer", reg) != nil {
 			a, p := h.get("publish-large-unrendered", "addonpack", reg), h.get("publish-large", "peer", reg)
 			rt := median(a.WallMS) / median(p.WallMS)
