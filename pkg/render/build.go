@@ -54,7 +54,8 @@ type Input struct {
 // openapi field holds mu alone and resets the schema afterwards, so no
 // other build ever sees its schema. TestBuildConcurrent and
 // TestBuildConcurrentWithCustomOpenAPI run both kinds under the race
-// detector. mu and warm are this package's only package-level state.
+// detector. mu, warm and gc (gc.go) are this package's only package-level
+// state.
 var (
 	mu   sync.RWMutex
 	warm sync.Once // the default schema's first parse
@@ -175,6 +176,7 @@ func runWith(ctx context.Context, tree *pkgTree, root string, customOpenAPI bool
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	defer gc.during()()
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: %v", errKustomizePanic, r)
