@@ -1,6 +1,7 @@
 package provenance
 
 import (
+	"net/netip"
 	"net/url"
 	"path"
 	"regexp"
@@ -89,6 +90,11 @@ func splitRepoParts(raw string) (scheme, host, p string, ok bool) {
 		}
 		host = strings.ToLower(u.Hostname())
 		if strings.Contains(host, ":") {
+			// An IPv6 literal, which must be one: "ssh://::0" has the
+			// hostname ":", which bracketed would not parse again.
+			if _, err := netip.ParseAddr(host); err != nil {
+				return "", "", "", false
+			}
 			host = "[" + host + "]"
 		}
 		if port := u.Port(); port != "" && port != defaultPorts[scheme] {
