@@ -108,20 +108,12 @@ func (p *Policy) validateImages() error {
 			return fmt.Errorf("%w: images: glob %q listed twice", ErrPolicy, r.Glob)
 		}
 		seen[r.Glob] = true
-		if len(r.Keys) == 0 && len(r.Identities) == 0 {
-			return fmt.Errorf("%w: images: glob %q has no keys or identities", ErrPolicy, r.Glob)
-		}
-		if n := len(distinctKeys(r.Keys)) + len(r.Identities); r.Threshold > n {
-			return fmt.Errorf("%w: images: glob %q: threshold %d exceeds its %d distinct signers (keys and identities)", ErrPolicy, r.Glob, r.Threshold, n)
+		if err := signersValid(fmt.Sprintf("images: glob %q", r.Glob), r.Keys, r.Identities, r.Threshold); err != nil {
+			return err
 		}
 		for _, k := range r.Keys {
 			if k.Verifier == nil {
 				return fmt.Errorf("%w: images: glob %q: key %q not loaded", ErrPolicy, r.Glob, k.Name)
-			}
-		}
-		for j := range r.Identities {
-			if err := r.Identities[j].compile(); err != nil {
-				return fmt.Errorf("images: glob %q: %w", r.Glob, err)
 			}
 		}
 	}

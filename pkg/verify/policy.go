@@ -183,16 +183,8 @@ func (p *Policy) validate() error {
 			return fmt.Errorf("%w: scope %q listed twice", ErrPolicy, s.Prefix)
 		}
 		seen[s.Prefix] = true
-		if len(s.Keys) == 0 && len(s.Identities) == 0 {
-			return fmt.Errorf("%w: scope %q has no keys or identities", ErrPolicy, s.Prefix)
-		}
-		if n := len(distinctKeys(s.Keys)) + len(s.Identities); s.Threshold > n {
-			return fmt.Errorf("%w: scope %q: threshold %d exceeds its %d distinct signers (keys and identities)", ErrPolicy, s.Prefix, s.Threshold, n)
-		}
-		for i := range s.Identities {
-			if err := s.Identities[i].compile(); err != nil {
-				return fmt.Errorf("scope %q: %w", s.Prefix, err)
-			}
+		if err := signersValid(fmt.Sprintf("scope %q", s.Prefix), s.Keys, s.Identities, s.Threshold); err != nil {
+			return err
 		}
 		rules := map[string]bool{}
 		for i := range s.Attestations {
@@ -336,4 +328,21 @@ func sorted(in []string) []string {
 	out := append([]string(nil), in...)
 	sort.Strings(out)
 	return out
+}
+
+// signersValid checks the signers a scope or an images rule (where) names:
+// at least one, a threshold they can meet, identities that compile.
+func signersValid(where string, keys []Key, identities []Identity, threshold int) error {
+	if len(keys) == 0 && len(identities) == 0 {
+		return fmt.Errorf("%w: %s has no keys or identities", ErrPolicy, where)
+	}
+	if n := len(distinctKeys(keys)) + len(identities); threshold > n {
+		return fmt.Errorf("%w: %s: threshold %d exceeds its %d distinct signers (keys and identities)", ErrPolicy, where, threshold, n)
+	}
+	for i := range identities {
+		if err := identities[i].compile(); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
+		}
+	}
+	return nil
 }
