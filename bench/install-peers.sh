@@ -14,27 +14,28 @@ BIN="$TOOLS/bin"
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 mkdir -p "$BIN"
 
-if go version -m "$BIN/oras" 2>/dev/null | grep -q "oras.land/oras[[:space:]]*${ORAS_VERSION}"; then
-  echo "bench/install-peers: oras ${ORAS_VERSION} present at $BIN/oras" >&2
-else
-  echo "bench/install-peers: building oras ${ORAS_VERSION} into $BIN" >&2
-  # Outside the module so the project's go.mod is neither read nor changed.
-  (cd "$TOOLS" && GOBIN="$BIN" GOFLAGS=-mod=mod GO111MODULE=on go install "oras.land/oras/cmd/oras@${ORAS_VERSION}")
-  "$BIN/oras" version >/dev/null
-fi
+# go_tool NAME MODULE PACKAGE VERSION: installs PACKAGE@VERSION into $BIN
+# unless $BIN/NAME was built from MODULE at VERSION. Outside the project's
+# module, so its go.mod is neither read nor changed; heartbeat.sh says every
+# 30 s that the (silent) compile goes on.
+go_tool() {
+  local name=$1 module=$2 pkg=$3 version=$4
+  if go version -m "$BIN/$name" 2>/dev/null | grep -q "${module}[[:space:]]*${version}"; then
+    echo "bench/install-peers: $name ${version} present at $BIN/$name" >&2
+    return
+  fi
+  (cd "$TOOLS" && GOBIN="$BIN" GOFLAGS=-mod=mod GO111MODULE=on \
+    "$HERE/../scripts/heartbeat.sh" "bench/install-peers: building $name ${version} into $BIN" go install "${pkg}@${version}")
+  "$BIN/$name" version >/dev/null
+}
+
+go_tool oras oras.land/oras oras.land/oras/cmd/oras "$ORAS_VERSION"
 
 "$HERE/../scripts/install-peers.sh"
 
 # The kustomize CLI of the kustomize API addonpack links (v5.8.2: api v0.21.2),
 # for the validated peer pipeline (kustomize build before tar, oras, cosign).
-KUSTOMIZE_VERSION="${KUSTOMIZE_VERSION:-v5.8.2}"
-if go version -m "$BIN/kustomize" 2>/dev/null | grep -q "sigs.k8s.io/kustomize/kustomize/v5[[:space:]]*${KUSTOMIZE_VERSION}"; then
-  echo "bench/install-peers: kustomize ${KUSTOMIZE_VERSION} present at $BIN/kustomize" >&2
-else
-  echo "bench/install-peers: building kustomize ${KUSTOMIZE_VERSION} into $BIN (a few minutes cold)" >&2
-  (cd "$TOOLS" && GOBIN="$BIN" GOFLAGS=-mod=mod GO111MODULE=on go install "sigs.k8s.io/kustomize/kustomize/v5@${KUSTOMIZE_VERSION}")
-  "$BIN/kustomize" version >/dev/null
-fi
+go_tool kustomize sigs.k8s.io/kustomize/kustomize/v5 sigs.k8s.io/kustomize/kustomize/v5 "${KUSTOMIZE_VERSION:-v5.8.2}"
 
 if command -v flux >/dev/null 2>&1; then
   echo "bench/install-peers: flux found at $(command -v flux); its pipeline is measured too" >&2
