@@ -7,10 +7,12 @@ package testartifact
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -170,4 +172,27 @@ func Policy(tb testing.TB, opts verify.KeyOptions, signers ...*keys.Signer) *ver
 		tb.Fatal(err)
 	}
 	return pol
+}
+
+// SummaryPolicy is a v1alpha2 policy trusting only org's key, whose one
+// scope requires a verification summary: rule is the
+// requireVerificationSummary block's body, indented by 6.
+func SummaryPolicy(tb testing.TB, org *keys.Signer, rule string) *verify.Policy {
+	tb.Helper()
+	pem := strings.ReplaceAll(strings.TrimSpace(string(org.PublicPEM())), "\n", "\n        ")
+	doc := fmt.Sprintf(`apiVersion: addonpack.dev/v1alpha2
+kind: VerificationPolicy
+keys:
+  - name: org
+    publicKey: |
+        %s
+scopes:
+  - keys: [org]
+    requireVerificationSummary:
+%s`, pem, rule)
+	p, err := verify.ParsePolicy(context.Background(), []byte(doc), "summary-policy.yaml", nil)
+	if err != nil {
+		tb.Fatalf("%v\n%s", err, doc)
+	}
+	return p
 }

@@ -10,33 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/addonpack/addonpack/internal/testartifact"
 	"github.com/addonpack/addonpack/pkg/keys"
 	"github.com/addonpack/addonpack/pkg/sign"
 	"github.com/addonpack/addonpack/pkg/verify"
 	"github.com/addonpack/addonpack/testregistry"
 )
-
-// summaryPolicy is a v1alpha2 policy trusting k whose scope requires a
-// verification summary (rule: the block's body, indented by 6).
-func summaryPolicy(t *testing.T, k *keys.Signer, rule string) *verify.Policy {
-	t.Helper()
-	pem := strings.ReplaceAll(strings.TrimSpace(string(k.PublicPEM())), "\n", "\n        ")
-	doc := fmt.Sprintf(`apiVersion: addonpack.dev/v1alpha2
-kind: VerificationPolicy
-keys:
-  - name: org
-    publicKey: |
-        %s
-scopes:
-  - keys: [org]
-    requireVerificationSummary:
-%s`, pem, rule)
-	p, err := verify.ParsePolicy(context.Background(), []byte(doc), "summary-policy.yaml", nil)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, doc)
-	}
-	return p
-}
 
 const (
 	vetID     = "https://addonpack.dev/vet"
@@ -102,7 +81,7 @@ func TestVerificationSummary(t *testing.T) {
 			}
 			// A perfect summary by a key outside the scope is never looked at.
 			attest(t, e, rogue, statementWith(e, verify.VerificationSummaryPredicateType, vsa(vetID, e.ref.Repo()+"@"+e.desc.Digest.String(), "PASSED", upstreamHex)))
-			res, err := verify.Verify(ctx, e.vt, e.desc, summaryPolicy(t, org, tc.rule))
+			res, err := verify.Verify(ctx, e.vt, e.desc, testartifact.SummaryPolicy(t, org, tc.rule))
 			if tc.why == "" {
 				if err != nil || !res.Summary.Holds || res.Summary.Verifier != vetID {
 					t.Fatalf("%v %+v", err, res.Summary)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/addonpack/addonpack/internal/realregistry"
+	"github.com/addonpack/addonpack/internal/testartifact"
 	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/registry"
 	"github.com/addonpack/addonpack/pkg/relocate"
@@ -43,7 +44,7 @@ func vetThenCopy(t *testing.T, reg realregistry.Registry, f sign.Format, via str
 	if _, err := vet.Vet(ctx, u.published.Ref, u.options(org, f)); err != nil {
 		t.Fatal(err)
 	}
-	down := downstream(t, org, summaryRule(u.policy.Digest()))
+	down := testartifact.SummaryPolicy(t, org, summaryRule(u.policy.Digest()))
 	src := u.published.Ref
 	dst := registry.Reference{Registry: reg.Start(t), Repository: "vetted/hello", Tag: "0.1.0"}
 	opts := relocate.Options{Policy: down}

@@ -2,8 +2,6 @@ package vet_test
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/addonpack/addonpack/internal/testartifact"
@@ -55,29 +53,6 @@ func newKey(t *testing.T) *keys.Signer {
 func (u upstream) options(org *keys.Signer, f sign.Format) vet.Options {
 	return vet.Options{Upstream: consume.Options{Client: u.client, Policy: u.policy}, Signer: org,
 		Sign: sign.Options{Format: f}, PolicyURI: "upstream.yaml", Version: "test"}
-}
-
-// downstream is a v1alpha2 policy trusting only org's key and requiring
-// its verification summary (summary is the requireVerificationSummary
-// block's body, indented by 6).
-func downstream(t *testing.T, org *keys.Signer, summary string) *verify.Policy {
-	t.Helper()
-	pem := strings.ReplaceAll(strings.TrimSpace(string(org.PublicPEM())), "\n", "\n        ")
-	doc := fmt.Sprintf(`apiVersion: addonpack.dev/v1alpha2
-kind: VerificationPolicy
-keys:
-  - name: org
-    publicKey: |
-        %s
-scopes:
-  - keys: [org]
-    requireVerificationSummary:
-%s`, pem, summary)
-	p, err := verify.ParsePolicy(context.Background(), []byte(doc), "downstream.yaml", nil)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, doc)
-	}
-	return p
 }
 
 // summaryRule is the requireVerificationSummary body for vet's default

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/addonpack/addonpack/internal/testartifact"
 	"github.com/addonpack/addonpack/pkg/consume"
 	"github.com/addonpack/addonpack/pkg/sign"
 	"github.com/addonpack/addonpack/pkg/verify"
@@ -75,7 +76,7 @@ func TestVet(t *testing.T) {
 				t.Errorf("the publisher's policy no longer verifies: %v", err)
 			}
 			// Downstream: only the organisation's key, and its summary.
-			down := downstream(t, org, summaryRule(u.policy.Digest()))
+			down := testartifact.SummaryPolicy(t, org, summaryRule(u.policy.Digest()))
 			vres, err := consume.Verify(ctx, u.published.Ref, consume.Options{Client: u.client, Policy: down})
 			if err != nil {
 				t.Fatal(err)
@@ -107,7 +108,7 @@ func TestVetRefusesWritesNothing(t *testing.T) {
 		want error
 	}{
 		"untrusted publisher": {func(o vet.Options) vet.Options {
-			o.Upstream.Policy = downstream(t, newKey(t), summaryRule("")) // another key entirely
+			o.Upstream.Policy = testartifact.SummaryPolicy(t, newKey(t), summaryRule("")) // another key entirely
 			return o
 		}, verify.ErrVerification},
 		"no provenance where required": {func(o vet.Options) vet.Options {
@@ -174,7 +175,7 @@ func TestVetAgain(t *testing.T) {
 			if len(again.Predicate.InputAttestations) != len(first.Predicate.InputAttestations) {
 				t.Errorf("inputs %d, then %d: the organisation's own summary is not an input", len(first.Predicate.InputAttestations), len(again.Predicate.InputAttestations))
 			}
-			down := downstream(t, org, summaryRule(u.policy.Digest()))
+			down := testartifact.SummaryPolicy(t, org, summaryRule(u.policy.Digest()))
 			if _, err := consume.Verify(ctx, u.published.Ref, consume.Options{Client: u.client, Policy: down}); err != nil {
 				t.Fatal(err)
 			}
