@@ -4,12 +4,9 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"go.yaml.in/yaml/v3"
 )
 
 // TestInstallJob runs examples/install-job's script, as the Job's container
@@ -37,28 +34,11 @@ func TestInstallJob(t *testing.T) {
 	t.Cleanup(deleteHello)
 
 	run := func(t *testing.T, key string) (string, error) {
-		config, work := filepath.Join(t.TempDir(), "etc"), filepath.Join(t.TempDir(), "work")
-		for _, d := range []string{config, work} {
-			if err := os.MkdirAll(d, 0o755); err != nil {
-				t.Fatal(err)
-			}
-		}
 		pub, err := os.ReadFile(key)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for name, data := range map[string][]byte{"values.yaml": []byte(values), "cosign.pub": pub} {
-			if err := os.WriteFile(filepath.Join(config, name), data, 0o444); err != nil {
-				t.Fatal(err)
-			}
-		}
-		mapped := strings.NewReplacer("/etc/addonpack/", config+"/", "/work/", work+"/").Replace(script)
-		cmd := exec.Command("/bin/sh", "-euc", mapped)
-		cmd.Env = append(os.Environ(),
-			"PATH="+filepath.Join(e.root, "bin", "cluster")+":"+filepath.Join(e.root, "bin")+":"+os.Getenv("PATH"),
-			"KUBECONFIG="+e.kubeconfig, "HOME="+work, "TMPDIR="+t.TempDir(), "ADDON_REF="+ref)
-		out, err := cmd.CombinedOutput()
-		return string(out), err
+		return e.runJobScript(t, script, map[string][]byte{"values.yaml": []byte(values), "cosign.pub": pub}, "ADDON_REF="+ref)
 	}
 
 	t.Run("another key", func(t *testing.T) {
@@ -91,23 +71,4 @@ func TestInstallJob(t *testing.T) {
 			t.Errorf("the Deployment's managers %q lack the Job's field manager addonpack", managers)
 		}
 	})
-}
-
-// configMapKey is data[key] of the ConfigMap name in rendered.
-func configMapKey(t *testing.T, rendered, name, key string) string {
-	t.Helper()
-	dec := yaml.NewDecoder(strings.NewReader(rendered))
-	for {
-		var o struct {
-			Kind     string
-			Metadata struct{ Name string }
-			Data     map[string]string
-		}
-		if err := dec.Decode(&o); err != nil {
-			t.Fatalf("no ConfigMap %s with %s: %v", name, key, err)
-		}
-		if o.Kind == "ConfigMap" && o.Metadata.Name == name && o.Data[key] != "" {
-			return o.Data[key]
-		}
-	}
 }

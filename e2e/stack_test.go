@@ -4,12 +4,9 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"go.yaml.in/yaml/v3"
 )
 
 // stackNamespaces are where the example stack's add-ons put their objects.
@@ -85,9 +82,26 @@ func (e *env) freshStackObjects(t *testing.T, s publishedStack) {
 			objs = append(objs, o)
 		}
 	}
-	if _, err := e.kubectlRun(t, list(t, objs), "delete", "--ignore-not-found", "--wait", "-f", "-"); err != nil {
+	if _, err := e.kubectlRun(t, list(t, objs), "delete", "--ignore-not-found", "--wait", "-f", "-"); err != nil && !onlyUnknownKinds(err) {
 		t.Fatal(err)
 	}
+}
+
+// onlyUnknownKinds reports whether every object kubectl could not handle
+// was of a kind the cluster does not serve (yet: the stack's CRDs are
+// installed by the test that runs first): none of those exists to delete.
+func onlyUnknownKinds(err error) bool {
+	msg := err.Error()
+	i := strings.Index(msg, "[unable to recognize")
+	if i < 0 {
+		return false
+	}
+	for _, part := range strings.Split(strings.TrimSpace(msg[i:]), ", unable to recognize") {
+		if !strings.Contains(part, "no matches for kind") {
+			return false
+		}
+	}
+	return true
 }
 
 // TestStackJob runs examples/install-job-stack's script, as the Job's
@@ -106,13 +120,7 @@ func TestStackJob(t *testing.T) {
 	e.standIn(t, stackNamespaces...)
 
 	script := jobScript(t, e.mustKubectl(t, nil, "kustomize", filepath.Join(e.root, "examples", "install-job-stack")))
-	config := filepath.Join(e.work, "etc-addonpack")
-	work := filepath.Join(e.work, "job-work")
-	for _, d := range []string{config, work} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	config := map[string][]byte{}
 	for name, from := range map[string]string{
 		"addons.yaml": s.file, "addons.lock": filepath.Join(filepath.Dir(s.file), "addons.lock"),
 		"cert-operator.yaml": filepath.Join(filepath.Dir(s.file), "cert-operator.yaml"), "cosign.pub": s.key,
@@ -121,22 +129,14 @@ func TestStackJob(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(config, name), b, 0o444); err != nil {
-			t.Fatal(err)
-		}
+		config[name] = b
 	}
-	script = strings.NewReplacer("/etc/addonpack/", config+"/", "/work/", work+"/").Replace(script)
-
-	cmd := exec.Command("/bin/sh", "-euc", script)
-	cmd.Env = append(os.Environ(),
-		"PATH="+filepath.Join(e.root, "bin", "cluster")+":"+filepath.Join(e.root, "bin")+":"+os.Getenv("PATH"),
-		"KUBECONFIG="+e.kubeconfig, "HOME="+work, "TMPDIR="+e.work)
-	out, err := cmd.CombinedOutput()
+	out, err := e.runJobScript(t, script, config)
 	t.Logf("the Job's script:\n%s", out)
 	if err != nil {
 		t.Fatalf("the Job's script failed: %v", err)
 	}
-	text := string(out)
+	text := out
 	first, second := strings.Index(text, "stage 01-cert-manager"), strings.Index(text, "stage 02-cert-operator")
 	if first < 0 || second < first {
 		t.Fatalf("the stages did not run cert-manager then cert-operator")
@@ -158,34 +158,6 @@ func TestStackJob(t *testing.T) {
 	// The user's value from cert-operator.yaml reached the API server.
 	if r := e.jsonpath(t, "deployment", "cert-operator-system", "cert-operator", "{.spec.replicas}"); r != "3" {
 		t.Errorf("cert-operator replicas %q, want the stack's values' 3", r)
-	}
-}
-
-// jobScript is the shell script of the one Job in rendered.
-func jobScript(t *testing.T, rendered string) string {
-	t.Helper()
-	dec := yaml.NewDecoder(strings.NewReader(rendered))
-	for {
-		var o struct {
-			Kind string
-			Spec struct {
-				Template struct {
-					Spec struct {
-						Containers []struct{ Command, Args []string }
-					}
-				}
-			}
-		}
-		if err := dec.Decode(&o); err != nil {
-			t.Fatalf("no Job in the kustomization: %v", err)
-		}
-		if o.Kind == "Job" {
-			c := o.Spec.Template.Spec.Containers
-			if len(c) != 1 || len(c[0].Args) != 1 || strings.Join(c[0].Command, " ") != "/bin/sh -euc" {
-				t.Fatalf("the Job's container is not one /bin/sh -euc script: %+v", c)
-			}
-			return c[0].Args[0]
-		}
 	}
 }
 
