@@ -9,9 +9,11 @@ import (
 	"syscall"
 
 	"github.com/addonpack/addonpack/cmd/addonpack/commands"
+	"github.com/addonpack/addonpack/cmd/addonpack/internal/startgc"
 )
 
 func main() {
+	startgc.Restore()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	streams := commands.Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}
