@@ -83,7 +83,7 @@ func PrintError(w io.Writer, err error) {
 // printed to streams.Err — and returns the exit code. main and the tests that
 // drive the CLI in process share it.
 func Run(ctx context.Context, streams Streams, getenv Getenv, args []string) int {
-	cmd, g := newRoot(streams, getenv)
+	cmd, g := newRoot(streams, getenv, args)
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(ctx)
 	g.progress.Stop()
