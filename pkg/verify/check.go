@@ -35,10 +35,13 @@ type checker struct {
 	maxBlob int64
 }
 
+// inFlight bounds the reads one verification has in flight at once: the
+// bundle manifests listed, then the candidates' blobs.
+const inFlight = 4
+
 // checkAll examines the candidates, a few at a time (each fetches its
 // blob), and returns the first registry failure.
 func (ck checker) checkAll(ctx context.Context, cands []candidate) error {
-	const inFlight = 4
 	errs := make([]error, len(cands))
 	var g errgroup.Group
 	g.SetLimit(inFlight)
@@ -63,7 +66,11 @@ func (ck checker) check(ctx context.Context, cd *candidate) error {
 	if cd.Verdict != "" {
 		return nil
 	}
-	b, err := ck.t.Client.FetchBlobBytes(ctx, cd.repo, cd.blob, ck.maxBlob)
+	b, known := ck.knownPayload(cd)
+	var err error
+	if !known {
+		b, err = ck.t.Client.FetchBlobBytes(ctx, cd.repo, cd.blob, ck.maxBlob)
+	}
 	switch {
 	case errors.Is(err, registry.ErrTooLarge):
 		cd.fail(fmt.Errorf("%s: %w: %d bytes, limit %d", cd.Location, ErrBlobTooLarge, cd.blob.Size, ck.maxBlob))

@@ -10,6 +10,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/sigstore/cosign/v2/pkg/oci/static"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/addonpack/addonpack/pkg/errdef"
 	"github.com/addonpack/addonpack/pkg/registry"
@@ -153,12 +154,25 @@ func (c *collector) bundles(ctx context.Context) ([]candidate, error) {
 	if err := c.count(len(list), "referrers of "+c.subject.Digest.String()); err != nil {
 		return nil, err
 	}
+	// The manifests are read a few at a time (a signature's and an
+	// attestation's in one round trip), then examined in listing order.
+	manifests := make([]*ocispec.Manifest, len(list))
+	errs := make([]error, len(list))
+	var g errgroup.Group
+	g.SetLimit(inFlight)
+	for i, d := range list {
+		g.Go(func() error {
+			manifests[i], errs[i] = c.manifest(ctx, repo.WithDigest(d.Digest), d)
+			return nil
+		})
+	}
+	g.Wait()
 	var out []candidate
-	for _, d := range list {
+	for i, d := range list {
 		loc := repo.WithDigest(d.Digest)
 		cd := candidate{repo: loc, Candidate: Candidate{Format: string(sign.FormatBundle), Location: loc.String(),
 			PredicateType: d.Annotations[sign.AnnotationBundlePredicate]}}
-		m, err := c.manifest(ctx, loc, d)
+		m, err := manifests[i], errs[i]
 		if err != nil {
 			if errors.Is(err, errdef.ErrDigestMismatch) || errors.Is(err, errdef.ErrSizeMismatch) || errors.Is(err, registry.ErrTooLarge) || errors.Is(err, ErrMalformed) {
 				cd.fail(err)

@@ -16,8 +16,9 @@ import (
 // TestRequestsPerReference counts what verify.All asks the registry for
 // signed add-ons (a cosign signature and a SLSA provenance attestation,
 // provenance required): per reference one HEAD of the tag, one GET of each
-// of the .sig and .att manifests (by tag, no HEAD first), one GET of each
-// payload blob, and one referrers listing. A registry without the referrers
+// of the .sig and .att manifests (by tag, no HEAD first), one GET of the
+// attestation's envelope (the signature's simple-signing payload is built,
+// not fetched: TestClassicPayloadRequests), and one referrers listing. A registry without the referrers
 // API (distribution 2.8 answers 404) is asked for it once per client; the
 // referrers tag schema is then read directly.
 func TestRequestsPerReference(t *testing.T) {
@@ -30,10 +31,10 @@ func TestRequestsPerReference(t *testing.T) {
 		want map[string]int
 	}{
 		{"referrers API", nil, map[string]int{
-			"HEAD tag": 3, "GET .sig": 3, "GET .att": 3, "GET blob": 6, "GET referrers": 3,
+			"HEAD tag": 3, "GET .sig": 3, "GET .att": 3, "GET blob": 3, "GET referrers": 3,
 		}},
 		{"no referrers API", []testregistry.Option{testregistry.WithFaults(noAPI)}, map[string]int{
-			"HEAD tag": 3, "GET .sig": 3, "GET .att": 3, "GET blob": 6, "GET referrers": 1, "GET referrers tag": 3,
+			"HEAD tag": 3, "GET .sig": 3, "GET .att": 3, "GET blob": 3, "GET referrers": 1, "GET referrers tag": 3,
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -68,6 +69,49 @@ func TestRequestsPerReference(t *testing.T) {
 			}
 			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 				t.Fatalf("requests for 3 references: %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestClassicPayloadRequests checks when a classic signature's payload is
+// fetched: not when it is the plain claim for the subject in the
+// repository verified (it is built and matched to the layer's digest),
+// and when it carries annotations (the claim built does not match). Each
+// verifies either way.
+func TestClassicPayloadRequests(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		annotations map[string]string
+		blobs       int
+	}{
+		{"plain claim", nil, 0},
+		{"annotated claim", map[string]string{"team": "platform"}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			reg := testregistry.New(t)
+			k := newKey(t)
+			e := pushHello(t, reg.Host(), "addons/hello", "0.1.0", "")
+			if _, err := sign.Sign(ctx, e.target, e.desc, k, sign.Options{Format: sign.FormatClassic, Annotations: tc.annotations}); err != nil {
+				t.Fatal(err)
+			}
+			reg.ResetLog()
+			res, err := verify.Verify(ctx, e.vt, e.desc, policyFor(t, k))
+			if err != nil {
+				t.Fatalf("verify: %v", err)
+			}
+			if len(res.Signatures) != 1 || res.Signatures[0].Verdict != verify.Valid {
+				t.Fatalf("signatures: %+v", res.Signatures)
+			}
+			got := 0
+			for _, r := range reg.Log() {
+				if requestKind(r) == "GET blob" {
+					got++
+				}
+			}
+			if got != tc.blobs {
+				t.Errorf("%d blob GETs, want %d", got, tc.blobs)
 			}
 		})
 	}
