@@ -109,7 +109,8 @@ func (o Options) gate(ref registry.Reference) func(context.Context, ocispec.Desc
 		}
 	}
 	t := verify.Target{Client: o.Client, Ref: ref}
-	mo := verify.MemoOptions{Memo: o.memo(), MaxAge: o.ttl(), Only: o.Offline}
+	// The gate wants the decision only (verify.MemoOptions.Sufficient).
+	mo := verify.MemoOptions{Memo: o.memo(), MaxAge: o.ttl(), Only: o.Offline, Sufficient: true}
 	return func(ctx context.Context, d ocispec.Descriptor) error {
 		_, _, err := verify.Remembered(ctx, t, d, o.Policy, mo)
 		return offlineErr(err)

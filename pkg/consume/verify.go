@@ -28,10 +28,12 @@ func Verify(ctx context.Context, ref registry.Reference, o Options) (*verify.Res
 // within VerifiedTTL is answered without fetching signatures (the Result is
 // then Cached, with no candidates), and a digest verified afresh is
 // recorded. Either way the signed config is read (from the cache when it
-// holds it) and must hold the add-on ref names. Without a cache it is
-// Verify.
+// holds it) and must hold the add-on ref names. It verifies for the
+// decision (verify.MemoOptions.Sufficient): the Result lists the
+// candidates examined, which may leave out cosign's classic tags when the
+// bundle referrers pass.
 func VerifyRemembered(ctx context.Context, ref registry.Reference, o Options) (*verify.Result, error) {
-	return verifyOne(ctx, ref, o, verify.MemoOptions{Memo: o.memo(), MaxAge: o.ttl(), Only: o.Offline})
+	return verifyOne(ctx, ref, o, verify.MemoOptions{Memo: o.memo(), MaxAge: o.ttl(), Only: o.Offline, Sufficient: true})
 }
 
 // VerifyOne is Verify when afresh is set (every candidate examined and
@@ -83,7 +85,7 @@ func VerifyAll(ctx context.Context, refs []registry.Reference, o Options, progre
 		return nil, err
 	}
 	o.warnAgeing()
-	bo := verify.BatchOptions{Memo: o.memo(), MaxAge: o.ttl(), Only: o.Offline, Resolve: o.resolve, Then: o.bound, Progress: progress}
+	bo := verify.BatchOptions{Memo: o.memo(), MaxAge: o.ttl(), Only: o.Offline, Sufficient: true, Resolve: o.resolve, Then: o.bound, Progress: progress}
 	out := verify.All(ctx, o.Client, refs, o.Policy, bo)
 	for i := range out {
 		if out[i].Err != nil {

@@ -33,6 +33,9 @@ type BatchOptions struct {
 	// error fails the reference. The CLI checks there that the signed
 	// add-on is the one the reference names.
 	Then func(ctx context.Context, ref registry.Reference, desc ocispec.Descriptor, raw []byte) error
+	// Sufficient verifies each reference for the decision alone
+	// (MemoOptions.Sufficient).
+	Sufficient bool
 	// Progress, when set, is called with each reference's outcome as soon
 	// as it is known (in the order they finish, possibly concurrently), for
 	// a progress display; All still returns them all in order.
@@ -116,7 +119,7 @@ func one(ctx context.Context, c *registry.Client, ref registry.Reference, p *Pol
 		return fail(c.ExplainNotFound(ctx, ref, err))
 	}
 	oc.Digest = desc.Digest
-	res, cached, err := remembered(ctx, Target{Client: c, Ref: ref}, desc, p, pd, MemoOptions{Memo: o.Memo, MaxAge: o.MaxAge, Only: o.Only})
+	res, cached, err := remembered(ctx, Target{Client: c, Ref: ref}, desc, p, pd, MemoOptions{Memo: o.Memo, MaxAge: o.MaxAge, Only: o.Only, Sufficient: o.Sufficient})
 	oc.Result = res
 	if err != nil {
 		return fail(err)

@@ -43,21 +43,28 @@ type collector struct {
 // MaxSignatures are listed (each listing is bounded on its own: a manifest's
 // size, the referrers limit).
 func (c *collector) collect(ctx context.Context) ([]candidate, error) {
+	return c.list(ctx, c.classicSignatures, c.classicAttestations, c.bundles)
+}
+
+// classicSignatures lists the layers of cosign's .sig tag.
+func (c *collector) classicSignatures(ctx context.Context) ([]candidate, error) {
+	return c.classic(ctx, sign.TagSuffixSignature, "signature")
+}
+
+// classicAttestations lists the layers of cosign's .att tag.
+func (c *collector) classicAttestations(ctx context.Context) ([]candidate, error) {
+	return c.classic(ctx, sign.TagSuffixAttestation, "attestation")
+}
+
+// list runs listings at once and joins what they list, in their order.
+func (c *collector) list(ctx context.Context, listings ...func(context.Context) ([]candidate, error)) ([]candidate, error) {
 	type listing struct {
 		cands []candidate
 		err   error
 	}
-	var lists [3]listing
+	lists := make([]listing, len(listings))
 	var wg sync.WaitGroup
-	for i, list := range []func(context.Context) ([]candidate, error){
-		func(ctx context.Context) ([]candidate, error) {
-			return c.classic(ctx, sign.TagSuffixSignature, "signature")
-		},
-		func(ctx context.Context) ([]candidate, error) {
-			return c.classic(ctx, sign.TagSuffixAttestation, "attestation")
-		},
-		c.bundles,
-	} {
+	for i, list := range listings {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -77,18 +84,19 @@ func (c *collector) collect(ctx context.Context) ([]candidate, error) {
 		}
 		out = append(out, l.cands...)
 	}
-	if len(out) > c.limits.MaxSignatures {
-		return nil, fmt.Errorf("%w: more than %d candidates; refusing to examine any", ErrTooMany, c.limits.MaxSignatures)
-	}
-	return out, nil
+	return out, c.count(len(out), "")
 }
 
-// count bounds one listing: more than MaxSignatures candidates in it alone.
+// count bounds the candidates of one listing (where names it) or of all
+// listed together (where is empty): more than MaxSignatures fails.
 func (c *collector) count(n int, where string) error {
-	if n > c.limits.MaxSignatures {
-		return fmt.Errorf("%w: more than %d candidates (at %s); refusing to examine any", ErrTooMany, c.limits.MaxSignatures, where)
+	switch {
+	case n <= c.limits.MaxSignatures:
+		return nil
+	case where == "":
+		return fmt.Errorf("%w: more than %d candidates; refusing to examine any", ErrTooMany, c.limits.MaxSignatures)
 	}
-	return nil
+	return fmt.Errorf("%w: more than %d candidates (at %s); refusing to examine any", ErrTooMany, c.limits.MaxSignatures, where)
 }
 
 // classic lists the layers of cosign's sha256-<hex>.<suffix> tag, read with

@@ -46,6 +46,11 @@ type MemoOptions struct {
 	// with ErrNotRemembered instead of being verified (offline use, where
 	// signatures cannot be fetched).
 	Only bool
+	// Sufficient verifies for the decision alone: the bundle referrers
+	// are examined first and cosign's classic .sig and .att tags only if
+	// those do not pass (a scope with attestation rules examines
+	// everything). The Result lists the candidates examined.
+	Sufficient bool
 }
 
 // Remembered verifies subject under p as Verify does, unless o.Memo
@@ -70,7 +75,7 @@ func remembered(ctx context.Context, t Target, subject ocispec.Descriptor, p *Po
 	if o.Only {
 		return nil, false, fmt.Errorf("%s: %w", t.Ref.WithDigest(subject.Digest), ErrNotRemembered)
 	}
-	res, err := verify(ctx, t, subject, p, policyDigest, options{now: time.Now()})
+	res, err := verify(ctx, t, subject, p, policyDigest, options{now: time.Now(), sufficient: o.Sufficient})
 	if err != nil {
 		return res, false, err
 	}

@@ -36,7 +36,12 @@ type Reader interface {
 // Option tunes Verify.
 type Option func(*options)
 
-type options struct{ now time.Time }
+type options struct {
+	now time.Time
+	// sufficient stops at the first storage whose candidates pass
+	// (bundlesFirst): the caller wants the decision, not every candidate.
+	sufficient bool
+}
 
 // WithTime evaluates key validity windows at t instead of the current time.
 func WithTime(t time.Time) Option { return func(o *options) { o.now = t } }
@@ -70,7 +75,10 @@ type Candidate struct {
 	statement *statement
 }
 
-// Result lists every candidate checked and the decision.
+// Result lists every candidate checked and the decision. A verification
+// that wants the decision only (MemoOptions.Sufficient, BatchOptions.
+// Sufficient) may pass on the bundle referrers without looking up cosign's
+// classic tags: its Result lists the candidates it examined.
 type Result struct {
 	Reference    string        `json:"reference"`
 	Digest       digest.Digest `json:"digest"`
@@ -146,14 +154,23 @@ func verify(ctx context.Context, t Target, subject ocispec.Descriptor, p *Policy
 	limits := p.Limits.withDefaults()
 
 	c := &collector{t: t, subject: subject, limits: limits}
-	cands, err := c.collect(ctx)
+	ck := checker{t: t, subject: subject, scope: scope, now: o.now, maxBlob: limits.MaxBlobSize}
+	var cands []candidate
+	var err error
+	if o.sufficient && monotone(scope) {
+		var pass *Result
+		if pass, cands, err = bundlesFirst(ctx, c, ck, res, scope); pass != nil {
+			return pass, nil
+		}
+	} else {
+		cands, err = c.collect(ctx)
+	}
 	if errors.Is(err, ErrTooMany) {
 		return fail(err)
 	}
 	if err != nil {
 		return nil, err
 	}
-	ck := checker{t: t, subject: subject, scope: scope, now: o.now, maxBlob: limits.MaxBlobSize}
 	if err := ck.checkAll(ctx, cands); err != nil {
 		return nil, err // registry failure
 	}

@@ -63,15 +63,16 @@ func TestVerifyManyCosts(t *testing.T) {
 
 	// Cold, for each reference: the manifest by tag in one GET (its bytes
 	// serve the binding below); the three listings (the .sig and .att
-	// tags, the referrers); what they list — for classic storage the
-	// attestation envelope, by digest from the tag's manifest (the
-	// signature's payload is the plain claim for the digest, built and
-	// matched to its layer's digest, not fetched); for bundles the two
+	// tags, the referrers — the bundle referrers first: when they pass,
+	// the classic tags are not looked for); what they list — for classic
+	// storage the attestation envelope, by digest from the tag's manifest
+	// (the signature's payload is the plain claim for the digest, built
+	// and matched to its layer's digest, not fetched); for bundles the two
 	// bundle manifests and their layers; then the config blob of the verified digest, to bind the
 	// reference to the add-on it names (specs/artifact.md 11.6).
 	cold := map[sign.Format][]string{
 		sign.FormatClassic: {"GET blob ×2", "GET manifest by .att tag ×1", "GET manifest by .sig tag ×1", "GET manifest by tag ×1", "GET referrers ×1"},
-		sign.FormatBundle:  {"GET blob ×3", "GET manifest by .att tag ×1", "GET manifest by .sig tag ×1", "GET manifest by digest ×2", "GET manifest by tag ×1", "GET referrers ×1"},
+		sign.FormatBundle:  {"GET blob ×3", "GET manifest by digest ×2", "GET manifest by tag ×1", "GET referrers ×1"},
 	}
 	// Warm: one HEAD sees the tag still names the remembered digest; the
 	// pass and the manifest and config come from the cache.

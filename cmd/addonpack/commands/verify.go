@@ -79,7 +79,7 @@ or -v for one, to check the signatures again).`,
 	}
 	vf.add(cmd, false)
 	fl := cmd.Flags()
-	fl.BoolVarP(&verbose, "verbose", "v", false, "list every candidate and why it failed")
+	fl.BoolVarP(&verbose, "verbose", "v", false, "verify afresh, looking in both signature schemes, and list every candidate and why it failed")
 	addFormat(cmd, &f, true)
 	return cmd
 }
