@@ -97,27 +97,16 @@ func signAndAttest(ctx context.Context, c *registry.Client, src string, ref regi
 	}
 	attest := func() (*sign.Result, error) { return sign.Attest(ctx, t, o.root, so.Signer, raw, sopts) }
 
-	// Classic signatures and attestations live under two tags of their
-	// own: store both at once. Bundles (FormatBundle, FormatBoth) may share
-	// the referrers index tag (registries without the referrers API), which
-	// is read, changed and written back: one at a time.
+	// The signature and the provenance are stored at once: classic ones
+	// live under two tags of their own, and bundles that share the
+	// referrers index tag (registries without the referrers API) have
+	// their changes to it merged (registry.Client.PushNew).
 	var att *sign.Result
 	var attErr error
-	format, _ := sign.ParseFormat(string(so.Format)) // checked by SignOptions.check
-	if so.Keyless != nil {
-		format = sign.FormatBundle
-	}
 	done := make(chan struct{})
-	if format == sign.FormatClassic {
-		go func() { att, attErr = attest(); close(done) }()
-	} else {
-		close(done)
-	}
+	go func() { att, attErr = attest(); close(done) }()
 	sig, err := sign.Sign(ctx, t, o.root, so.Signer, sopts)
 	<-done
-	if format != sign.FormatClassic && err == nil {
-		att, attErr = attest()
-	}
 	// The SBOM goes after the provenance: a classic attestation is a layer
 	// of the one .att image, read, changed and written back.
 	<-sbomDone
