@@ -66,8 +66,11 @@ func (ck checker) check(ctx context.Context, cd *candidate) error {
 	if cd.Verdict != "" {
 		return nil
 	}
-	b, known := ck.knownPayload(cd)
-	var err error
+	b, known, err := ck.knownPayload(cd)
+	if err != nil {
+		cd.fail(fmt.Errorf("%s: %w", cd.Location, err))
+		return nil
+	}
 	if !known {
 		b, err = ck.t.Client.FetchBlobBytes(ctx, cd.repo, cd.blob, ck.maxBlob)
 	}

@@ -151,34 +151,33 @@ func TestVerbCosts(t *testing.T) {
 			tally.Counts{KustomizeBuilds: 1, SchemaCompilations: 1}},
 		// Verify of one reference: the tag resolved once, with one GET
 		// whose manifest bytes are kept for the binding; the referrers API
-		// and the two bundle manifests it lists, their layers (they pass,
-		// so cosign's classic .sig and .att tags are not looked for); then
-		// the config of the digest, to check it holds the add-on the
-		// reference names. -v looks everywhere (the row after next).
+		// and the two bundle manifests it lists, which embed their bundles
+		// (they pass, so cosign's classic .sig and .att tags are not looked
+		// for); then the config of the digest, to check it holds the add-on
+		// the reference names. -v looks everywhere (the row after next).
 		{"verify", nil, slices.Concat([]string{"verify", ref, "--no-cache"}, verified),
-			[]string{"GET blob ×3", "GET manifest by digest ×2", "GET manifest by tag ×1", "GET referrers ×1"},
+			[]string{"GET blob ×1", "GET manifest by digest ×2", "GET manifest by tag ×1", "GET referrers ×1"},
 			tally.Counts{}},
 		// With a cache, a single reference is verified as one of a batch:
 		// cold as above, and the pass recorded; warm, one HEAD (-v still
 		// verifies afresh).
 		{"verify, cold cache", cached, slices.Concat([]string{"verify", ref, "--cache-dir", single}, verified),
-			[]string{"GET blob ×3", "GET manifest by digest ×2", "GET manifest by tag ×1", "GET referrers ×1"},
+			[]string{"GET blob ×1", "GET manifest by digest ×2", "GET manifest by tag ×1", "GET referrers ×1"},
 			tally.Counts{}},
 		// -v examines and lists every candidate: the classic tags too.
 		{"verify -v", nil, slices.Concat([]string{"verify", ref, "--no-cache", "-v"}, verified),
-			[]string{"GET blob ×3", "GET manifest by .att tag ×1", "GET manifest by .sig tag ×1", "GET manifest by digest ×2", "GET manifest by tag ×1", "GET referrers ×1"},
+			[]string{"GET blob ×1", "GET manifest by .att tag ×1", "GET manifest by .sig tag ×1", "GET manifest by digest ×2", "GET manifest by tag ×1", "GET referrers ×1"},
 			tally.Counts{}},
 		{"verify, warm cache", cached, slices.Concat([]string{"verify", ref, "--cache-dir", single}, verified),
 			[]string{"HEAD manifest by tag ×1"}, tally.Counts{}},
 		// Pull: the manifest by tag in one GET (no HEAD first), the
-		// verification's reads (the referrers and the two bundle manifests
-		// and layers; no classic tags, as for verify), then the config and
-		// the layer.
+		// verification's reads (the referrers and the two bundle manifests;
+		// no classic tags, as for verify), then the config and the layer.
 		{"pull", nil, slices.Concat([]string{"pull", ref, "-o", filepath.Join(dir, "pulled"), "--no-cache"}, verified),
-			[]string{"GET blob ×4", "GET manifest by digest ×2", "GET manifest by tag ×1", "GET referrers ×1"},
+			[]string{"GET blob ×2", "GET manifest by digest ×2", "GET manifest by tag ×1", "GET referrers ×1"},
 			tally.Counts{}},
 		{"pull, cold cache", cached, slices.Concat([]string{"pull", ref, "-o", filepath.Join(dir, "pulled-cold"), "--cache-dir", warm}, verified),
-			[]string{"GET blob ×4", "GET manifest by digest ×2", "GET manifest by tag ×1", "GET referrers ×1"},
+			[]string{"GET blob ×2", "GET manifest by digest ×2", "GET manifest by tag ×1", "GET referrers ×1"},
 			tally.Counts{}},
 		// Warm: one HEAD sees the tag has not moved; the verified digest
 		// and the blobs come from the cache.
@@ -189,12 +188,12 @@ func TestVerbCosts(t *testing.T) {
 		// the schema once and one kustomize build with the packed
 		// defaults.
 		{"render", nil, slices.Concat([]string{"render", ref, "--no-cache"}, verified),
-			[]string{"GET blob ×4", "GET manifest by digest ×2", "GET manifest by tag ×1", "GET referrers ×2"},
+			[]string{"GET blob ×2", "GET manifest by digest ×2", "GET manifest by tag ×1", "GET referrers ×2"},
 			tally.Counts{KustomizeBuilds: 1, SchemaCompilations: 1}},
 		// Lock: the repository's tags, the chosen version's manifest,
 		// its verification and its config (for dependencies); no render.
 		{"lock", nil, []string{"lock", stack, "--key", key + ".pub", "--no-cache"},
-			[]string{"GET blob ×3", "GET manifest by .att tag ×1", "GET manifest by .sig tag ×1", "GET manifest by digest ×2", "GET manifest by tag ×1", "GET referrers ×1", "GET tags ×1"},
+			[]string{"GET blob ×1", "GET manifest by .att tag ×1", "GET manifest by .sig tag ×1", "GET manifest by digest ×2", "GET manifest by tag ×1", "GET referrers ×1", "GET tags ×1"},
 			tally.Counts{}},
 		// Copy: resolve and verify, then the add-on and its two bundle
 		// referrers (three manifests, five blobs: the bundles share the
@@ -202,16 +201,17 @@ func TestVerbCosts(t *testing.T) {
 		// the classic tags looked up at both ends. Each source manifest and
 		// blob is read once: the plan, the verification, the binding and
 		// the push share what was read (relocate's memo; 61 → 54); the
-		// destination's verification reads its own.
+		// destination's verification reads its own manifests, and takes the
+		// bundles from them (54 → 52).
 		{"copy", nil, []string{"copy", ref, mirror, "--key", key + ".pub", "--no-cache"},
-			[]string{"GET blob ×7", "GET manifest by .att tag ×1", "GET manifest by .sig tag ×1", "GET manifest by digest ×5", "GET referrers ×4",
+			[]string{"GET blob ×5", "GET manifest by .att tag ×1", "GET manifest by .sig tag ×1", "GET manifest by digest ×5", "GET referrers ×4",
 				"HEAD blob ×6", "HEAD manifest by .att tag ×3", "HEAD manifest by .sbom tag ×3", "HEAD manifest by .sig tag ×3", "HEAD manifest by digest ×6",
 				"HEAD manifest by tag ×1", "POST upload ×5", "PUT manifest by digest ×3", "PUT manifest by tag ×1", "PUT upload ×5"},
 			tally.Counts{}},
 		// A batch verifies each reference as verify does and records the
 		// passes; the same batch again is one HEAD per tag.
 		{"verify two, cold cache", cached, slices.Concat([]string{"verify", ref, other, "--cache-dir", batch}, verified),
-			[]string{"GET blob ×6", "GET manifest by digest ×4", "GET manifest by tag ×2", "GET referrers ×2"},
+			[]string{"GET blob ×2", "GET manifest by digest ×4", "GET manifest by tag ×2", "GET referrers ×2"},
 			tally.Counts{}},
 		{"verify two, warm cache", cached, slices.Concat([]string{"verify", ref, other, "--cache-dir", batch}, verified),
 			[]string{"HEAD manifest by tag ×2"}, tally.Counts{}},

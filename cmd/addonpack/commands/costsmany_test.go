@@ -68,11 +68,11 @@ func TestVerifyManyCosts(t *testing.T) {
 	// storage the attestation envelope, by digest from the tag's manifest
 	// (the signature's payload is the plain claim for the digest, built
 	// and matched to its layer's digest, not fetched); for bundles the two
-	// bundle manifests and their layers; then the config blob of the verified digest, to bind the
+	// bundle manifests, which embed their bundles; then the config blob of the verified digest, to bind the
 	// reference to the add-on it names (specs/artifact.md 11.6).
 	cold := map[sign.Format][]string{
 		sign.FormatClassic: {"GET blob ×2", "GET manifest by .att tag ×1", "GET manifest by .sig tag ×1", "GET manifest by tag ×1", "GET referrers ×1"},
-		sign.FormatBundle:  {"GET blob ×3", "GET manifest by digest ×2", "GET manifest by tag ×1", "GET referrers ×1"},
+		sign.FormatBundle:  {"GET blob ×1", "GET manifest by digest ×2", "GET manifest by tag ×1", "GET referrers ×1"},
 	}
 	// Warm: one HEAD sees the tag still names the remembered digest; the
 	// pass and the manifest and config come from the cache.
