@@ -9,6 +9,7 @@
 //	BENCH_REPS        repetitions per workload (default 5)
 //	BENCH_MANY        add-ons in the batch workload (default 100)
 //	BENCH_VERIFY_N    signed add-ons verified in one `addonpack verify REF...` call (default 1000)
+//	BENCH_VERIFY_FORMAT where their signatures are stored: bundle (push's default) or classic
 //	BENCH_ONLY=LIST   run only these workloads: publish (small and large, publish
 //	                  and consume), batch, verify, huge (e.g. BENCH_ONLY=verify)
 //	BENCH_HUGE=1      also generate a ~1 GB add-on and measure peak RSS of build/push/pull
@@ -20,6 +21,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -32,6 +34,7 @@ import (
 	"time"
 
 	"github.com/addonpack/addonpack/bench/gen"
+	"github.com/addonpack/addonpack/pkg/sign"
 )
 
 const (
@@ -54,6 +57,7 @@ type harness struct {
 	key, pub, pred                      string
 	env                                 []string
 	reps                                int
+	verifyFormat                        sign.Format // where verify-N's signatures are stored
 	results                             map[string]*series
 	order                               []string
 	notes                               []string
@@ -106,6 +110,11 @@ func run() error {
 	h := &harness{reps: envInt("BENCH_REPS", 5), results: map[string]*series{}}
 	many := envInt("BENCH_MANY", 100)
 	verifyN := envInt("BENCH_VERIFY_N", 1000)
+	vf, err := sign.ParseFormat(cmp.Or(os.Getenv("BENCH_VERIFY_FORMAT"), string(sign.FormatBundle)))
+	if err != nil || vf == sign.FormatBoth {
+		return fmt.Errorf("BENCH_VERIFY_FORMAT=%q: want bundle or classic", os.Getenv("BENCH_VERIFY_FORMAT"))
+	}
+	h.verifyFormat = vf
 	only := os.Getenv("BENCH_ONLY")
 	runs := map[string]bool{"publish": true, "batch": true, "verify": true, "huge": os.Getenv("BENCH_HUGE") == "1"}
 	if only != "" {

@@ -74,7 +74,8 @@ type registryUnderTest struct{ name, host string }
 
 // verifySetup publishes n copies of the small add-on to host/prefix/aNNNN/verify:1.0.0,
 // each as `addonpack push DIR REF --key K` would (manifest, cosign signature,
-// SLSA v1 provenance attestation, classic storage), in process: the add-on is
+// SLSA v1 provenance attestation, in h.verifyFormat: Sigstore bundle
+// referrers, push's default, unless BENCH_VERIFY_FORMAT says classic), in process: the add-on is
 // built once (kustomize runs once) and copy i differs only in its `created`
 // annotation (what SOURCE_DATE_EPOCH=i gives), so every copy has its own
 // digest, signature and attestation. It returns the tag references.
@@ -118,7 +119,7 @@ func (h *harness) verifySetup(ctx context.Context, host, prefix string, n int) (
 			// reference binding, specs/artifact.md 11.6).
 			ref := registry.Reference{Registry: host, Repository: fmt.Sprintf("%s/a%04d/verify", prefix, i), Tag: "1.0.0"}
 			refs[i] = ref.String()
-			errs[i] = publishCopy(ctx, c, base, m, res, signer, ref, int64(i))
+			errs[i] = publishCopy(ctx, c, base, m, res, signer, ref, int64(i), h.verifyFormat)
 		}()
 	}
 	wg.Wait()
@@ -132,7 +133,7 @@ func (h *harness) verifySetup(ctx context.Context, host, prefix string, n int) (
 
 // publishCopy pushes copy epoch of the built add-on to ref, signs it and
 // attaches its provenance, as push.Push with SignOptions does.
-func publishCopy(ctx context.Context, c *registry.Client, base content.ReadOnlyStorage, m ocispec.Manifest, res *build.Result, s *keys.Signer, ref registry.Reference, epoch int64) error {
+func publishCopy(ctx context.Context, c *registry.Client, base content.ReadOnlyStorage, m ocispec.Manifest, res *build.Result, s *keys.Signer, ref registry.Reference, epoch int64, format sign.Format) error {
 	started := time.Now()
 	created := time.Unix(epoch, 0).UTC()
 	ann := make(map[string]string, len(m.Annotations))
@@ -150,7 +151,7 @@ func publishCopy(ctx context.Context, c *registry.Client, base content.ReadOnlyS
 		return err
 	}
 	t := sign.Target{Client: c, Ref: ref}
-	if _, err := sign.Sign(ctx, t, root, s, sign.Options{}); err != nil {
+	if _, err := sign.Sign(ctx, t, root, s, sign.Options{Format: format}); err != nil {
 		return err
 	}
 	f := provenance.Facts{
@@ -168,7 +169,7 @@ func publishCopy(ctx context.Context, c *registry.Client, base content.ReadOnlyS
 	if err != nil {
 		return err
 	}
-	_, err = sign.Attest(ctx, t, root, s, stmt, sign.Options{})
+	_, err = sign.Attest(ctx, t, root, s, stmt, sign.Options{Format: format})
 	return err
 }
 
@@ -208,7 +209,7 @@ func (h *harness) verifyRows(n int) []row {
 				continue
 			}
 			med := median(s.WallMS)
-			limit, workload := v.limit, fmt.Sprintf("verify %d", n)
+			limit, workload := v.limit, fmt.Sprintf("verify %d (%s)", n, h.verifyFormat)
 			if n != 1000 {
 				limit = v.limit * float64(n) / 1000
 				workload += " (target scaled from 1,000)"
