@@ -60,30 +60,61 @@ func NewSigner(ref string, sv signature.SignerVerifier) (*Signer, error) {
 // LoadSigner unlocks the private key named by ref: a KMS URI (its provider
 // must be linked in), "env://VAR" holding a cosign-format PEM, or a cosign
 // key file. pf is called at most once, and only for an encrypted key; getenv
-// reads "env://" variables (nil means os.Getenv).
+// reads "env://" variables (nil means os.Getenv). It is ReadSigner, then
+// Unlock.
 func LoadSigner(ctx context.Context, ref string, pf PassFunc, getenv func(string) string) (*Signer, error) {
+	l, err := ReadSigner(ref, pf, getenv)
+	if err != nil {
+		return nil, err
+	}
+	return l.Unlock(ctx)
+}
+
+// Locked is a private key read and ready to be unlocked: what can fail at
+// once (a missing file or variable, no password, a password prompt the
+// user cancels) has, and what takes time (a cosign key file's scrypt, about
+// 135 ms of one core; a KMS provider's client) is left to Unlock, which a
+// caller may run while it does other work.
+type Locked struct {
+	ref       string
+	raw, pass []byte
+	kms       bool
+}
+
+// ReadSigner reads the private key named by ref (see LoadSigner) and, for a
+// key file or variable, asks pf for its password; it does not decrypt.
+func ReadSigner(ref string, pf PassFunc, getenv func(string) string) (*Locked, error) {
 	if isKMS(ref) {
-		sv, err := kms.Get(ctx, ref, crypto.SHA256)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w: %w", ref, ErrKey, err)
-		}
-		return NewSigner(ref, sv)
+		return &Locked{ref: ref, kms: true}, nil
 	}
 	raw, err := read(ref, getenv)
 	if err != nil {
 		return nil, err
 	}
-	var pass []byte
+	l := &Locked{ref: ref, raw: raw}
 	if pf != nil {
-		if pass, err = pf(false); err != nil {
+		if l.pass, err = pf(false); err != nil {
 			return nil, fmt.Errorf("%s: reading password: %w", ref, err)
 		}
 	}
-	sv, err := cosign.LoadPrivateKey(raw, pass, nil)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w: %w (wrong password, or not a cosign private key)", ref, ErrKey, err)
+	return l, nil
+}
+
+// Unlock decrypts the key (or reaches its KMS) and returns the Signer. A
+// wrong password fails here, with ErrKey.
+func (l *Locked) Unlock(ctx context.Context) (*Signer, error) {
+	if l.kms {
+		sv, err := kms.Get(ctx, l.ref, crypto.SHA256)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w: %w", l.ref, ErrKey, err)
+		}
+		return NewSigner(l.ref, sv)
 	}
-	return NewSigner(ref, sv)
+	sv, err := cosign.LoadPrivateKey(l.raw, l.pass, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %w (wrong password, or not a cosign private key)", l.ref, ErrKey, err)
+	}
+	return NewSigner(l.ref, sv)
 }
 
 // Verifier is a trusted public key.

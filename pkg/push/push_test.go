@@ -53,17 +53,19 @@ func TestPushSources(t *testing.T) {
 }
 
 // TestUnlockFailurePushesNothing: the key is unlocked while the add-on
-// builds and uploads. A failure before the upload starts writes nothing; a
-// failure while blobs upload leaves no manifest and no tag (the blobs stay
-// unreferenced).
+// builds and uploads; a failure, at once or while blobs upload, leaves no
+// manifest and no tag (blobs already sent stay unreferenced). Whether a
+// failure at once is noticed before the first upload depends on when its
+// goroutine runs, so that is not asserted here: the command line reads the
+// key and its password before Push (keys.ReadSigner), and its failures
+// send nothing (TestPushKeyFailsFirst in cmd/addonpack/commands).
 func TestUnlockFailurePushesNothing(t *testing.T) {
 	wrong := errors.New("wrong password")
 	tests := []struct {
-		name      string
-		unlock    func(ctx context.Context, blobsUp <-chan struct{}) (*keys.Signer, error)
-		noUploads bool
+		name   string
+		unlock func(ctx context.Context, blobsUp <-chan struct{}) (*keys.Signer, error)
 	}{
-		{name: "fails at once", noUploads: true, unlock: func(context.Context, <-chan struct{}) (*keys.Signer, error) {
+		{name: "fails at once", unlock: func(context.Context, <-chan struct{}) (*keys.Signer, error) {
 			return nil, wrong
 		}},
 		{name: "fails after the blobs are up", unlock: func(ctx context.Context, blobsUp <-chan struct{}) (*keys.Signer, error) {
@@ -111,9 +113,6 @@ func TestUnlockFailurePushesNothing(t *testing.T) {
 			for _, r := range reg.Log() {
 				if strings.Contains(r.Path, "/manifests/") && r.Method != "GET" && r.Method != "HEAD" {
 					t.Fatalf("a failed unlock still wrote a manifest: %s %s", r.Method, r.Path)
-				}
-				if tt.noUploads && r.Method != "GET" && r.Method != "HEAD" {
-					t.Fatalf("an unlock that failed before the upload still wrote: %s %s", r.Method, r.Path)
 				}
 			}
 		})

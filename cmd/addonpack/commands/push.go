@@ -105,20 +105,28 @@ func (g *globals) pushOptions(ctx context.Context, sf *signFlags, builderID stri
 	return c, opts, nil
 }
 
-// pushSignOptions gathers the provenance settings; push unlocks the key once,
-// while it builds.
+// pushSignOptions reads the key and gathers the provenance settings; push
+// unlocks the key once, while it builds.
 func (g *globals) pushSignOptions(ctx context.Context, sf *signFlags, builderID string) (*push.SignOptions, error) {
 	opts, err := sf.options()
 	if err != nil {
 		return nil, err
 	}
-	unlock := func(ctx context.Context) (*keys.Signer, error) { return g.signer(ctx, sf.key) }
+	var unlock func(context.Context) (*keys.Signer, error)
 	var kl *sign.Keyless
 	if sf.keyless.Enabled() {
 		if kl, err = g.keyless(ctx, &sf.keyless); err != nil {
 			return nil, err
 		}
-		unlock, opts.Format = nil, sign.FormatBundle
+		opts.Format = sign.FormatBundle
+	} else {
+		// The key is read and its password asked for now, before anything
+		// is built or uploaded; push decrypts it while it builds.
+		locked, err := keys.ReadSigner(sf.key, g.passFunc(ctx), g.getenv)
+		if err != nil {
+			return nil, err
+		}
+		unlock = locked.Unlock
 	}
 	ci := provenance.FromEnv(g.getenv)
 	var bom *push.SBOMOptions
