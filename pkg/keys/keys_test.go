@@ -60,3 +60,64 @@ func TestKeyPairRoundTrip(t *testing.T) {
 		t.Fatalf("kms: %v", err)
 	}
 }
+
+// TestReadSignerThenUnlock: ReadSigner fails at once on what it reads (a
+// missing file, an empty variable, a password that cannot be had) and asks
+// for the password exactly once; it does not decrypt, so a wrong password
+// fails only at Unlock, with ErrKey.
+func TestReadSignerThenUnlock(t *testing.T) {
+	ctx := context.Background()
+	prefix := filepath.Join(t.TempDir(), "k")
+	pair, err := keys.WriteKeyPair(prefix, keys.StaticPass([]byte("pw")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	noPass := errors.New("no password here")
+	tests := []struct {
+		name      string
+		ref       string
+		pass      string // "" makes the PassFunc fail
+		readErr   error
+		unlockErr error
+	}{
+		{"key file", prefix + ".key", "pw", nil, nil},
+		{"wrong password", prefix + ".key", "wrong", nil, keys.ErrKey},
+		{"no password", prefix + ".key", "", noPass, nil},
+		{"missing file", prefix + ".nope", "pw", os.ErrNotExist, nil},
+		{"env key", "env://K", "pw", nil, nil},
+		{"empty variable", "env://EMPTY", "pw", keys.ErrKey, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			asked := 0
+			pf := func(bool) ([]byte, error) {
+				asked++
+				if tt.pass == "" {
+					return nil, noPass
+				}
+				return []byte(tt.pass), nil
+			}
+			getenv := func(k string) string { return map[string]string{"K": string(pair.PrivatePEM)}[k] }
+			l, err := keys.ReadSigner(tt.ref, pf, getenv)
+			if tt.readErr != nil {
+				if !errors.Is(err, tt.readErr) {
+					t.Fatalf("read: %v, want %v", err, tt.readErr)
+				}
+				return
+			}
+			if err != nil || asked != 1 {
+				t.Fatalf("read: %v, password asked %d times", err, asked)
+			}
+			s, err := l.Unlock(ctx)
+			if tt.unlockErr != nil {
+				if !errors.Is(err, tt.unlockErr) {
+					t.Fatalf("unlock: %v, want %v", err, tt.unlockErr)
+				}
+				return
+			}
+			if err != nil || s.ID() != pair.ID || asked != 1 {
+				t.Fatalf("unlock: %v (asked %d times)", err, asked)
+			}
+		})
+	}
+}
