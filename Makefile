@@ -153,7 +153,7 @@ BENCH_REPS ?= 3
 BENCH_HUGE ?= 0
 ## bench-compare: REV's binary against the work tree's, interleaved (make bench-compare REV=3554e81)
 bench-compare:
-	@test -n "$(REV)" || { echo "usage: make bench-compare REV=<git rev> [BENCH_REPS=5] [BENCH_LARGE=0]" >&2; exit 2; }
+	@test -n "$(REV)" || { echo "usage: make bench-compare REV=<git rev> [BENCH_REPS=5] [BENCH_LARGE=0] [BENCH_REGISTRY=host:port]" >&2; exit 2; }
 	BENCH_REPS=$(BENCH_REPS) ./bench/compare.sh $(REV)
 
 bench:

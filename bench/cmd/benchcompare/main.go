@@ -6,7 +6,11 @@
 // move less with it than the wall ones. `make bench-compare REV=<rev>`
 // (bench/compare.sh) builds the two binaries and runs it.
 //
-//	benchcompare -old BIN -new BIN [-reps N] [-large=false] [-work DIR]
+//	benchcompare -old BIN -new BIN [-reps N] [-large=false] [-work DIR] [-registry HOST]
+//
+// The workloads run against the new binary's embedded registry, or against
+// the registry at -registry (e.g. a CNCF distribution on loopback, where
+// each request costs more).
 package main
 
 import (
@@ -35,18 +39,19 @@ func main() {
 	reps := flag.Int("reps", 5, "repetitions of each workload per side")
 	large := flag.Bool("large", true, "include the large add-on's build (~43 MB of CRDs)")
 	work := flag.String("work", "", "work directory (default: a new temporary one, removed afterwards)")
+	registry := flag.String("registry", "", "a running registry's host:port to use instead of the new binary's embedded one")
 	flag.Parse()
 	if *oldBin == "" || *newBin == "" {
 		fmt.Fprintln(os.Stderr, "usage: benchcompare -old BIN -new BIN [-reps N] [-large=false]")
 		os.Exit(2)
 	}
-	if err := run(*oldBin, *newBin, *reps, *large, *work); err != nil {
+	if err := run(*oldBin, *newBin, *reps, *large, *work, *registry); err != nil {
 		fmt.Fprintln(os.Stderr, "benchcompare:", err)
 		os.Exit(1)
 	}
 }
 
-func run(oldBin, newBin string, reps int, large bool, work string) error {
+func run(oldBin, newBin string, reps int, large bool, work, registry string) error {
 	if work == "" {
 		d, err := os.MkdirTemp("", "benchcompare-")
 		if err != nil {
@@ -71,17 +76,24 @@ func run(oldBin, newBin string, reps int, large bool, work string) error {
 	if _, err := exe(env, newBin, "keygen", "--output-key-prefix", key); err != nil {
 		return err
 	}
-	host, stop, err := serve(newBin)
-	if err != nil {
-		return err
+	host := registry
+	if host == "" {
+		h, stop, err := serve(newBin)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		host = h
 	}
-	defer stop()
+	// Each run pushes to repositories of its own (a registry given with
+	// -registry may hold earlier runs').
+	stamp := time.Now().Format("150405")
 
 	type workload struct {
 		name string
 		args func(s side, i int) []string
 	}
-	ref := func(s side, i int) string { return fmt.Sprintf("%s/%s-%d/small:1.0.0", host, s.name, i) }
+	ref := func(s side, i int) string { return fmt.Sprintf("%s/bc%s/%s-%d/small:1.0.0", host, stamp, s.name, i) }
 	out := func(s side, i int) string { return filepath.Join(work, "out", fmt.Sprintf("%s-%d", s.name, i)) }
 	verified := []string{"--key", key + ".pub", "--require-provenance", "--no-cache"}
 	workloads := []workload{
@@ -101,7 +113,7 @@ func run(oldBin, newBin string, reps int, large bool, work string) error {
 		workloads = append(workloads, workload{"build large", func(side, int) []string { return []string{"build", big, "--no-cache"} }})
 	}
 	before := loadavg()
-	fmt.Printf("old: %s\nnew: %s\nload before: %s\n\n", oldBin, newBin, before)
+	fmt.Printf("old: %s\nnew: %s\nregistry: %s\nload before: %s\n\n", oldBin, newBin, host, before)
 	fmt.Printf("%-34s %12s %12s %7s   %12s %12s %7s\n", "workload (medians)", "old wall", "new wall", "ratio", "old cpu", "new cpu", "ratio")
 	for _, w := range workloads {
 		got := map[string][]sample{}
