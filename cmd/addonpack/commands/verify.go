@@ -20,8 +20,8 @@ func newVerify(g *globals) *cobra.Command {
 		Use:   "verify REF... (--key PUB ... | --policy FILE)",
 		Short: "Verify an artifact's signatures and provenance",
 		Long: `verify resolves REF once and checks the manifest digest: it finds signatures and attestations
-in both storage schemes (cosign's sha256-<hex>.sig/.att tags and Sigstore bundle referrers),
-checks each signature over the exact digest with the trusted keys, including the digest the
+in both storage schemes (Sigstore bundle referrers first, then, if those do not pass, cosign's
+sha256-<hex>.sig/.att tags; -v reads both), checks each signature over the exact digest with the trusted keys, including the digest the
 signed payload claims, and, when asked or required by the policy, the SLSA provenance
 (subject, predicate type, builder id, source repository).
 
