@@ -26,8 +26,11 @@ type SignOptions struct {
 	// backend (keys.NewSigner) must be safe for concurrent use.
 	Signer *keys.Signer
 	// Unlock, used when Signer is nil, unlocks the key while Push builds
-	// (scrypt takes ~0.2 s of one core); Push waits for it before anything
-	// reaches the registry, so a wrong password leaves nothing behind.
+	// and uploads (a cosign key file's scrypt takes ~0.14 s of one core;
+	// keys.ReadSigner reads the key and its password before, so that those
+	// fail with nothing sent). Push writes the root manifest and the tag
+	// only once it has returned, so a wrong password leaves no manifest and
+	// no tag; blobs already uploaded stay unreferenced.
 	Unlock func(context.Context) (*keys.Signer, error)
 	// Keyless, instead of a key, signs with an ephemeral key and a Fulcio
 	// certificate (sign.NewKeyless); Push gets the certificate while it
@@ -97,16 +100,33 @@ func signAndAttest(ctx context.Context, c *registry.Client, src string, ref regi
 	}
 	attest := func() (*sign.Result, error) { return sign.Attest(ctx, t, o.root, so.Signer, raw, sopts) }
 
-	// The signature and the provenance are stored at once: classic ones
-	// live under two tags of their own, and bundles that share the
-	// referrers index tag (registries without the referrers API) have
-	// their changes to it merged (registry.Client.PushNew).
+	// Classic signatures and attestations live under two tags of their
+	// own: store both at once. Bundles (FormatBundle, FormatBoth) may share
+	// the referrers index tag (registries without the referrers API), which
+	// is read, changed and written back, and they share the empty config
+	// blob: one at a time. (Tried: stored at once through one oras-go
+	// repository, which merges the index changes; on distribution 2.8 a
+	// bundle's manifest was then refused now and then as referring to
+	// unknown content — likely the other's upload of the same config
+	// rewriting the repository's link to it — and oras-go's recovery,
+	// which re-copies the subject, failed. Not kept.)
 	var att *sign.Result
 	var attErr error
+	format, _ := sign.ParseFormat(string(so.Format)) // checked by SignOptions.check
+	if so.Keyless != nil {
+		format = sign.FormatBundle
+	}
 	done := make(chan struct{})
-	go func() { att, attErr = attest(); close(done) }()
+	if format == sign.FormatClassic {
+		go func() { att, attErr = attest(); close(done) }()
+	} else {
+		close(done)
+	}
 	sig, err := sign.Sign(ctx, t, o.root, so.Signer, sopts)
 	<-done
+	if format != sign.FormatClassic && err == nil {
+		att, attErr = attest()
+	}
 	// The SBOM goes after the provenance: a classic attestation is a layer
 	// of the one .att image, read, changed and written back.
 	<-sbomDone

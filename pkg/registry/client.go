@@ -23,8 +23,6 @@ type Client struct {
 	schemes schemeCache
 	// referrers remembers which hosts serve the referrers API.
 	referrers referrersCaps
-	// referrerRepos are the repositories new referrers are pushed through.
-	referrerRepos referrerRepos
 	// downloads bounds concurrent blob downloads (Options.Concurrency).
 	downloads chan struct{}
 }

@@ -42,8 +42,6 @@ func (c *Client) PushAfter(ctx context.Context, src content.ReadOnlyStorage, roo
 // it uploads every node without asking first whether the registry has it,
 // which would cost a HEAD per blob and two for the root, all answered 404.
 // A blob the registry does have is uploaded again, which is harmless.
-// Concurrent PushNew calls of referrers of one subject are safe: they share
-// the repository's referrers index updates (referrerRepos).
 func (c *Client) PushNew(ctx context.Context, src content.ReadOnlyStorage, root ocispec.Descriptor, ref Reference) (Reference, error) {
 	return c.push(ctx, src, root, ref, nil, true)
 }
@@ -67,13 +65,7 @@ func (c *Client) push(ctx context.Context, src content.ReadOnlyStorage, root oci
 			return Reference{}, fmt.Errorf("push %s: %w: %w", name, ErrInvalidReference, err)
 		}
 	}
-	var repo *remote.Repository
-	var err error
-	if fresh {
-		repo, err = c.referrerRepos.get(ctx, ref, c.repository)
-	} else {
-		repo, err = c.repository(ctx, ref)
-	}
+	repo, err := c.repository(ctx, ref)
 	if err != nil {
 		return Reference{}, fmt.Errorf("push %s: %w", name, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"testing"
 
 	specs "github.com/opencontainers/image-spec/specs-go"
@@ -28,7 +27,19 @@ func TestPushReferrersWithoutDeletes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, note := range []string{"one", "two"} {
-		store, root := noteReferrer(t, note, a.root)
+		store := memory.New()
+		put := func(mt string, b []byte) ocispec.Descriptor {
+			d := content.NewDescriptorFromBytes(mt, b)
+			if err := store.Push(ctx, d, bytes.NewReader(b)); err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}
+		m := ocispec.Manifest{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageManifest,
+			ArtifactType: "application/vnd.example.note", Config: put(ocispec.MediaTypeEmptyJSON, []byte("{}")),
+			Layers: []ocispec.Descriptor{put("text/plain", []byte(note))}, Subject: &a.root}
+		raw, _ := json.Marshal(m)
+		root := put(ocispec.MediaTypeImageManifest, raw)
 		if _, err := c.PushNew(ctx, store, root, mustParse(t, host+"/r")); err != nil {
 			t.Fatalf("referrer %s: %v", note, err)
 		}
@@ -40,60 +51,4 @@ func TestPushReferrersWithoutDeletes(t *testing.T) {
 	if len(list) != 2 {
 		t.Fatalf("%d referrers listed, want 2: %v", len(list), list)
 	}
-}
-
-// TestPushReferrersConcurrently: on distribution 2.8 (no referrers API, so
-// each referrer is added to the subject's referrers index tag, read and
-// written back), referrers of one subject pushed at once through one
-// Client are all listed: their changes to the index are merged, not
-// written over one another (as push does with a signature and its
-// provenance).
-func TestPushReferrersConcurrently(t *testing.T) {
-	ctx := context.Background()
-	host := realregistry.Start(t, realregistry.Options{})
-	c := newTestClient(t, Options{})
-	a := buildArtifact(t, "subject", "layer")
-	if _, err := c.Push(ctx, a.store, a.root, mustParse(t, host+"/r:v1")); err != nil {
-		t.Fatal(err)
-	}
-	const n = 6
-	errs := make(chan error, n)
-	for i := range n {
-		store, root := noteReferrer(t, fmt.Sprint("note ", i), a.root)
-		go func() {
-			_, err := c.PushNew(ctx, store, root, mustParse(t, host+"/r"))
-			errs <- err
-		}()
-	}
-	for range n {
-		if err := <-errs; err != nil {
-			t.Fatal(err)
-		}
-	}
-	list, _, err := c.Referrers(ctx, mustParse(t, host+"/r"), a.root, "", 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(list) != n {
-		t.Fatalf("%d referrers listed, want %d", len(list), n)
-	}
-}
-
-// noteReferrer is an artifact whose subject is subject and whose one layer
-// is note, in a store of its own.
-func noteReferrer(t *testing.T, note string, subject ocispec.Descriptor) (*memory.Store, ocispec.Descriptor) {
-	t.Helper()
-	store := memory.New()
-	put := func(mt string, b []byte) ocispec.Descriptor {
-		d := content.NewDescriptorFromBytes(mt, b)
-		if err := store.Push(context.Background(), d, bytes.NewReader(b)); err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	m := ocispec.Manifest{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageManifest,
-		ArtifactType: "application/vnd.example.note", Config: put(ocispec.MediaTypeEmptyJSON, []byte("{}")),
-		Layers: []ocispec.Descriptor{put("text/plain", []byte(note))}, Subject: &subject}
-	raw, _ := json.Marshal(m)
-	return store, put(ocispec.MediaTypeImageManifest, raw)
 }
