@@ -40,7 +40,8 @@ func (s *Signer) Public() crypto.PublicKey { return s.pub }
 func (s *Signer) PublicPEM() []byte { return append([]byte(nil), s.pem...) }
 
 // NewSigner wraps an already unlocked sigstore SignerVerifier (tests, custom
-// key stores).
+// key stores). sv must be safe for concurrent use: push signs a classic
+// signature and attestation at once.
 func NewSigner(ref string, sv signature.SignerVerifier) (*Signer, error) {
 	pub, err := sv.PublicKey()
 	if err != nil {

@@ -101,8 +101,9 @@ func attestBundle(ctx context.Context, t Target, subject ocispec.Descriptor, s *
 }
 
 // maxEmbeddedBundle bounds the bundle a referrer's manifest embeds in its
-// layer descriptor's data (a key-signed bundle is 2–10 KiB, a keyless one
-// with its certificate and log entries under 20 KiB).
+// layer descriptor's data: a signature's or a provenance's bundle is 2–10
+// KiB with a key, under 20 KiB keyless; a larger one (an SBOM, a user's
+// predicate) is stored as a blob only.
 const maxEmbeddedBundle = 64 << 10
 
 // storeBundle pushes the bundle b as a referrer of subject, the way cosign's

@@ -29,9 +29,12 @@
 // are distinct keys or distinct certificate (issuer, subject) pairs.
 //
 // Hostile registries are bounded: at most Limits.MaxSignatures candidates
-// are examined (more is a failure, CVE-2023-46737), every blob fetched is
-// capped at Limits.MaxBlobSize, and nothing valid means failure. Registry
-// errors (unreachable, denied) are returned as they are, distinct from
-// ErrVerification, so callers can tell "could not check" from "checked and
-// refused".
+// are examined (more listed is a failure, CVE-2023-46737), every blob
+// fetched is capped at Limits.MaxBlobSize, and nothing valid means failure.
+// Registry errors (unreachable, denied) are returned as they are, distinct
+// from ErrVerification, so callers can tell "could not check" from "checked
+// and refused". A verification for the decision alone (MemoOptions and
+// BatchOptions.Sufficient) that passes on the bundle referrers does not
+// look up cosign's classic tags, so neither their count nor a registry
+// error on them can fail it; the full verification (Verify) looks at both.
 package verify

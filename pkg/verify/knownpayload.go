@@ -17,21 +17,23 @@ import (
 //
 //   - a bundle referrer's manifest embeds its bundle in the layer
 //     descriptor's data (specs/provenance.md; addonpack writes it); data
-//     whose size or digest is not the descriptor's fails the candidate;
+//     whose size or digest is not the descriptor's fails the candidate,
+//     and empty data is read as absent;
 //   - a classic signature's payload is the simple-signing claim that
-//     addonpack's classic signing (and cosign sign without annotations)
-//     writes for this subject in this repository: a function of the two,
-//     built here and kept if its digest and size are the layer's.
+//     addonpack's classic signing (and cosign sign without annotations,
+//     keyless or not) writes for this subject in this repository: a
+//     function of the two, built here and kept if its digest and size are
+//     the layer's.
 //
 // Anything else (a payload with annotations, one signed under another
-// repository name, a keyless classic layer, a blob over the policy's size
-// limit, which the fetch refuses) is fetched as before. One request fewer
-// per signature or attestation whose bytes are known.
+// repository name, a blob over the policy's size limit, which the fetch
+// refuses) is fetched as before. One request fewer per signature or
+// attestation whose bytes are known.
 func (ck checker) knownPayload(cd *candidate) ([]byte, bool, error) {
 	if cd.blob.Size > ck.maxBlob {
 		return nil, false, nil
 	}
-	if alg := cd.blob.Digest.Algorithm(); cd.blob.Data != nil && alg.Available() {
+	if alg := cd.blob.Digest.Algorithm(); len(cd.blob.Data) > 0 && alg.Available() {
 		if int64(len(cd.blob.Data)) != cd.blob.Size || alg.FromBytes(cd.blob.Data) != cd.blob.Digest {
 			return nil, false, fmt.Errorf("%w: the layer descriptor's data is not the %d bytes of %s: %w", ErrMalformed, cd.blob.Size, cd.blob.Digest, errdef.ErrDigestMismatch)
 		}

@@ -38,8 +38,9 @@ type Option func(*options)
 
 type options struct {
 	now time.Time
-	// sufficient stops at the first storage whose candidates pass
-	// (bundlesFirst): the caller wants the decision, not every candidate.
+	// sufficient looks at the bundle referrers first and at the classic
+	// tags only if those do not pass (bundlesFirst): the caller wants the
+	// decision, not every candidate.
 	sufficient bool
 }
 

@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -42,7 +43,7 @@ func main() {
 	registry := flag.String("registry", "", "a running registry's host:port to use instead of the new binary's embedded one")
 	flag.Parse()
 	if *oldBin == "" || *newBin == "" {
-		fmt.Fprintln(os.Stderr, "usage: benchcompare -old BIN -new BIN [-reps N] [-large=false]")
+		fmt.Fprintln(os.Stderr, "usage: benchcompare -old BIN -new BIN [-reps N] [-large=false] [-work DIR] [-registry HOST]")
 		os.Exit(2)
 	}
 	if err := run(*oldBin, *newBin, *reps, *large, *work, *registry); err != nil {
@@ -87,7 +88,7 @@ func run(oldBin, newBin string, reps int, large bool, work, registry string) err
 	}
 	// Each run pushes to repositories of its own (a registry given with
 	// -registry may hold earlier runs').
-	stamp := time.Now().Format("150405")
+	stamp := strconv.FormatInt(time.Now().UnixNano(), 36)
 
 	type workload struct {
 		name string

@@ -28,23 +28,28 @@ func New(streams Streams, getenv Getenv) *cobra.Command {
 	return root
 }
 
-// verbs are the root's commands by name, in the order help lists them.
-var verbs = []struct {
+// verb is one of the root's commands, by name.
+type verb struct {
 	name string
 	new  func(*globals) *cobra.Command
-}{
-	{"init", newInit}, {"build", newBuild}, {"push", newPush}, {"pull", newPull}, {"inspect", newInspect},
-	{"render", newRender}, {"config", newConfig}, {"diff", newDiff},
-	{"registry", newRegistry}, {"version", newVersion},
-	{"keygen", newKeygen},
-	{"sign", newSign}, {"vet", newVet},
-	{"attest", newAttest},
-	{"verify", newVerify}, {"trusted-root", newTrustedRoot}, {"policy", newPolicy},
-	{"copy", newCopy}, {"mirror", newMirror},
-	{"versions", newVersions},
-	{"lock", newLock}, {"upgrade", newUpgrade},
-	{"prune", newPrune},
-	{"preflight", newPreflight},
+}
+
+// verbs are the root's commands (help lists them sorted by cobra).
+func verbs() []verb {
+	return []verb{
+		{"init", newInit}, {"build", newBuild}, {"push", newPush}, {"pull", newPull}, {"inspect", newInspect},
+		{"render", newRender}, {"config", newConfig}, {"diff", newDiff},
+		{"registry", newRegistry}, {"version", newVersion},
+		{"keygen", newKeygen},
+		{"sign", newSign}, {"vet", newVet},
+		{"attest", newAttest},
+		{"verify", newVerify}, {"trusted-root", newTrustedRoot}, {"policy", newPolicy},
+		{"copy", newCopy}, {"mirror", newMirror},
+		{"versions", newVersions},
+		{"lock", newLock}, {"upgrade", newUpgrade},
+		{"prune", newPrune},
+		{"preflight", newPreflight},
+	}
 }
 
 // newRoot returns the root command and the globals its commands share.
@@ -80,14 +85,15 @@ and pulls it back checked, ready for kubectl, Flux or Argo CD.`,
 	root.SetErr(streams.Err)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	g.addFlags(root)
-	for _, v := range verbs {
+	all := verbs()
+	for _, v := range all {
 		if len(args) > 0 && v.name == args[0] {
 			root.AddCommand(v.new(g))
 			groups(root)
 			return root, g
 		}
 	}
-	for _, v := range verbs {
+	for _, v := range all {
 		root.AddCommand(v.new(g))
 	}
 	groups(root)

@@ -1,8 +1,10 @@
 package commands
 
 import (
+	"context"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -27,7 +29,7 @@ func TestVerbTable(t *testing.T) {
 	streams := Streams{Out: io.Discard, Err: io.Discard}
 	getenv := func(string) string { return "" }
 	var want []string
-	for _, v := range verbs {
+	for _, v := range verbs() {
 		g := &globals{streams: streams, getenv: getenv}
 		if got := v.new(g).Name(); got != v.name {
 			t.Errorf("verbs[%q] builds %q", v.name, got)
@@ -66,6 +68,45 @@ func TestRootBuildsTheVerbAsked(t *testing.T) {
 		root, _ := newRoot(streams, getenv, tt.args)
 		if got := names(root); !slices.Equal(got, tt.want) {
 			t.Errorf("%q: root holds %q, want %q", tt.args, got, tt.want)
+		}
+	}
+}
+
+// TestLazyRootSameOutput runs every command's --help and a mistyped flag
+// through a root built for the verb alone and through the whole tree (a
+// flag first builds it) and wants the same exit code, output and errors.
+func TestLazyRootSameOutput(t *testing.T) {
+	getenv := func(string) string { return "" }
+	var paths [][]string
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		for _, sub := range c.Commands() {
+			if sub.Name() == "help" || sub.Name() == "completion" {
+				continue
+			}
+			p := append(slices.Clone(path), sub.Name())
+			paths = append(paths, p)
+			walk(sub, p)
+		}
+	}
+	walk(New(Streams{Out: io.Discard, Err: io.Discard}, getenv), nil)
+	if len(paths) < len(verbs()) {
+		t.Fatalf("%d command paths", len(paths))
+	}
+	run := func(args []string) (int, string, string) {
+		var out, errb strings.Builder
+		code := Run(context.Background(), Streams{In: strings.NewReader(""), Out: &out, Err: &errb}, getenv, args)
+		return code, out.String(), errb.String()
+	}
+	for _, p := range paths {
+		for _, tail := range [][]string{{"--help"}, {"--no-such-flag"}} {
+			lazy := slices.Concat(p, tail)
+			code, out, errs := run(lazy)
+			fullCode, fullOut, fullErrs := run(slices.Concat([]string{"--plain-http=false"}, lazy))
+			if code != fullCode || out != fullOut || errs != fullErrs {
+				t.Errorf("%q: exit %d, the whole tree's %d\nout:\n%s\nthe whole tree's:\n%s\nerr:\n%s\nthe whole tree's:\n%s",
+					lazy, code, fullCode, out, fullOut, errs, fullErrs)
+			}
 		}
 	}
 }

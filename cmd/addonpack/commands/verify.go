@@ -21,7 +21,7 @@ func newVerify(g *globals) *cobra.Command {
 		Short: "Verify an artifact's signatures and provenance",
 		Long: `verify resolves REF once and checks the manifest digest: it finds signatures and attestations
 in both storage schemes (Sigstore bundle referrers first, then, if those do not pass, cosign's
-sha256-<hex>.sig/.att tags; -v reads both), checks each signature over the exact digest with the trusted keys, including the digest the
+sha256-<hex>.sig/.att tags; -v, with one reference, reads both), checks each signature over the exact digest with the trusted keys, including the digest the
 signed payload claims, and, when asked or required by the policy, the SLSA provenance
 (subject, predicate type, builder id, source repository).
 
@@ -79,7 +79,7 @@ or -v for one, to check the signatures again).`,
 	}
 	vf.add(cmd, false)
 	fl := cmd.Flags()
-	fl.BoolVarP(&verbose, "verbose", "v", false, "verify afresh, looking in both signature schemes, and list every candidate and why it failed")
+	fl.BoolVarP(&verbose, "verbose", "v", false, "with one reference: verify afresh, looking in both signature schemes, and list every candidate and why it failed")
 	addFormat(cmd, &f, true)
 	return cmd
 }

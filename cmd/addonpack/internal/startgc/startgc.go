@@ -3,13 +3,13 @@
 //
 // The binary links about 520 packages; their initialisation allocates ~7 MB
 // (jsonschema compiles its meta-schemas, regexps compile, SDKs register),
-// and with the default GOGC=100 the collector ran two or three times
-// before main: about 7 ms of a 20 ms `addonpack version` and of a 37 ms
-// verified pull of a small add-on (docs/performance.md). This package
-// imports nothing but runtime/debug and os, so it is initialised as soon as
-// they are (measured with GODEBUG=inittrace=1: after 1.5 of the 7 MB, well
-// before the collector's first 4 MB goal); main calls Restore before it
-// does anything else.
+// and with the default GOGC=100 the collector ran three times before main:
+// about 4.5 ms of `addonpack version` (19 → 14.7 ms) and of a verified pull
+// of a small add-on (docs/performance.md, round 4). This package imports
+// nothing but runtime/debug and os, so it is initialised early (Go
+// initialises ready packages in import-path order; measured with
+// GODEBUG=inittrace=1: after 1.5 of the 7 MB, before the collector's first
+// 4 MB goal); main calls Restore before it does anything else.
 package startgc
 
 import (
