@@ -90,15 +90,23 @@ func counted(reqs []string) []string {
 // pin on purpose, saying why. The verbs run cold (--no-cache) unless the row
 // says warm; one registry, so the requests are the protocol's, not a
 // client's retry.
-func TestVerbCosts(t *testing.T) {
-	reg := testregistry.New(t)
-	dir := t.TempDir()
-	src := filepath.Join(dir, "hello")
+// helloWithKey is an embedded registry, a work directory, examples/hello's
+// scaffold in it (src), a cosign key pair (key: its path without .key or
+// .pub) and the reference the add-on is to be pushed to.
+func helloWithKey(t *testing.T) (reg *testregistry.Registry, dir, src, key, ref string) {
+	t.Helper()
+	reg = testregistry.New(t)
+	dir = t.TempDir()
+	src = filepath.Join(dir, "hello")
 	if r := run(t, nil, "init", src); r.code != 0 {
 		t.Fatalf("init: %+v", r)
 	}
-	key := keyPair(t, filepath.Join(dir, "release"))
-	ref := reg.Host() + "/addons/hello:0.1.0"
+	key = keyPair(t, filepath.Join(dir, "release"))
+	return reg, dir, src, key, reg.Host() + "/addons/hello:0.1.0"
+}
+
+func TestVerbCosts(t *testing.T) {
+	reg, dir, src, key, ref := helloWithKey(t)
 	stack := filepath.Join(dir, "stack", "addons.yaml")
 	if err := os.MkdirAll(filepath.Dir(stack), 0o755); err != nil {
 		t.Fatal(err)

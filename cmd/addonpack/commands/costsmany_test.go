@@ -131,14 +131,7 @@ func perRepository(log []testregistry.Request) map[string][]string {
 // cached; JSON carries no Result, as in a batch), and -v verifies afresh
 // and lists the candidates again.
 func TestVerifyOneCached(t *testing.T) {
-	reg := testregistry.New(t)
-	dir := t.TempDir()
-	src := filepath.Join(dir, "hello")
-	if r := run(t, nil, "init", src); r.code != 0 {
-		t.Fatalf("init: %+v", r)
-	}
-	key := keyPair(t, filepath.Join(dir, "release"))
-	ref := reg.Host() + "/addons/hello:0.1.0"
+	reg, dir, src, key, ref := helloWithKey(t)
 	if r := run(t, signEnv, "push", src, ref, "--key", key+".key", "--no-cache"); r.code != 0 {
 		t.Fatalf("push: %+v", r)
 	}

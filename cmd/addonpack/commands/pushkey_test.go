@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/addonpack/addonpack/cmd/addonpack/commands"
-	"github.com/addonpack/addonpack/testregistry"
 )
 
 // TestPushKeyFailsFirst: a key push cannot read (a missing file, no
@@ -15,14 +14,7 @@ import (
 // decrypted (while the add-on builds and uploads), with no manifest or tag
 // written.
 func TestPushKeyFailsFirst(t *testing.T) {
-	reg := testregistry.New(t)
-	dir := t.TempDir()
-	src := filepath.Join(dir, "hello")
-	if r := run(t, nil, "init", src); r.code != 0 {
-		t.Fatalf("init: %+v", r)
-	}
-	key := keyPair(t, filepath.Join(dir, "release"))
-	ref := reg.Host() + "/addons/hello:0.1.0"
+	reg, dir, src, key, ref := helloWithKey(t)
 	tests := []struct {
 		name     string
 		env      map[string]string
