@@ -14,9 +14,9 @@ var errNotYet = errors.New("not decided on the bundles alone")
 // remembered verify), looks for signatures: the Sigstore bundle referrers
 // first — what addonpack and cosign v3 write by default — and cosign's
 // classic .sig and .att tags only when the bundles alone do not pass. A
-// bundle-signed add-on is then verified without the two tag lookups (9 → 7
-// requests with its binding), a classic one with the same requests as
-// before, one round trip later. It returns the passing Result, or every
+// bundle-signed add-on is then verified without the two tag lookups, a
+// classic one with the same requests as the full verification, one round
+// trip later. It returns the passing Result, or every
 // candidate listed (classic first, as collect orders them; the bundles
 // already checked) for the full decision.
 //
