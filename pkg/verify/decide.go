@@ -6,9 +6,22 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/opencontainers/go-digest"
+
 	"github.com/addonpack/addonpack/pkg/provenance"
 	"github.com/addonpack/addonpack/pkg/sign"
 )
+
+// conclude decides on checked candidates: the scope's verification summary,
+// when it requires one, joins ruleErrs (the attestation rules that did not
+// hold), then decide.
+func conclude(res *Result, scope *Scope, cands []candidate, subject digest.Digest, ruleErrs []error, fail func(...error) (*Result, error)) (*Result, error) {
+	var sumErr error
+	if res.Summary, sumErr = checkSummary(scope, cands, subject); sumErr != nil {
+		ruleErrs = append(ruleErrs, sumErr)
+	}
+	return decide(res, scope, cands, ruleErrs, fail)
+}
 
 // decide applies the scope's threshold and provenance rules to the checked
 // candidates; ruleErrs are the attestation rules that did not hold.

@@ -34,15 +34,13 @@ func bundlesFirst(ctx context.Context, c *collector, ck checker, res *Result, sc
 		if err := ck.checkAll(ctx, bundles); err != nil {
 			return nil, nil, err
 		}
+		// The trial decides on a copy, with lists of its own: a failure is
+		// reported only by the full decision.
 		trial := *res
 		trial.SignedBy, trial.Signatures, trial.Attestations = []string{}, []Candidate{}, []Candidate{}
-		summary, sumErr := checkSummary(scope, bundles, ck.subject.Digest)
-		if sumErr == nil {
-			trial.Summary = summary
-			notYet := func(...error) (*Result, error) { return nil, errNotYet }
-			if pass, err := decide(&trial, scope, bundles, nil, notYet); err == nil {
-				return pass, nil, nil
-			}
+		notYet := func(...error) (*Result, error) { return nil, errNotYet }
+		if pass, err := conclude(&trial, scope, bundles, ck.subject.Digest, nil, notYet); err == nil {
+			return pass, nil, nil
 		}
 	}
 	classic, err := c.list(ctx, c.classicSignatures, c.classicAttestations)

@@ -185,9 +185,5 @@ func verify(ctx context.Context, t Target, subject ocispec.Descriptor, p *Policy
 		}
 		res.Rules, ruleErrs = checkRules(scope, cands, addon)
 	}
-	var sumErr error
-	if res.Summary, sumErr = checkSummary(scope, cands, subject.Digest); sumErr != nil {
-		ruleErrs = append(ruleErrs, sumErr)
-	}
-	return decide(res, scope, cands, ruleErrs, fail)
+	return conclude(res, scope, cands, subject.Digest, ruleErrs, fail)
 }
