@@ -61,10 +61,8 @@ func TestBundleEmbedded(t *testing.T) {
 	if _, err := verify.Verify(ctx, e.vt, e.desc, policyFor(t, k)); err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range reg.Log() {
-		if requestKind(r) == "GET blob" {
-			t.Errorf("a blob was fetched: %s %s", r.Method, r.Path)
-		}
+	if n := requestsOf(reg, "GET blob"); n != 0 {
+		t.Errorf("%d blobs fetched", n)
 	}
 }
 
@@ -167,13 +165,7 @@ func TestBundleLargeNotEmbedded(t *testing.T) {
 	if _, err := verify.Verify(ctx, e.vt, e.desc, p); err != nil {
 		t.Fatal(err)
 	}
-	blobs := 0
-	for _, r := range reg.Log() {
-		if requestKind(r) == "GET blob" {
-			blobs++
-		}
-	}
-	if blobs != 1 {
+	if blobs := requestsOf(reg, "GET blob"); blobs != 1 {
 		t.Errorf("%d blobs fetched, want the large attestation's", blobs)
 	}
 }

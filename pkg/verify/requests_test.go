@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,17 +105,22 @@ func TestClassicPayloadRequests(t *testing.T) {
 			if len(res.Signatures) != 1 || res.Signatures[0].Verdict != verify.Valid {
 				t.Fatalf("signatures: %+v", res.Signatures)
 			}
-			got := 0
-			for _, r := range reg.Log() {
-				if requestKind(r) == "GET blob" {
-					got++
-				}
-			}
-			if got != tc.blobs {
+			if got := requestsOf(reg, "GET blob"); got != tc.blobs {
 				t.Errorf("%d blob GETs, want %d", got, tc.blobs)
 			}
 		})
 	}
+}
+
+// requestsOf counts the requests in reg's log of any of kinds (requestKind).
+func requestsOf(reg *testregistry.Registry, kinds ...string) int {
+	n := 0
+	for _, r := range reg.Log() {
+		if slices.Contains(kinds, requestKind(r)) {
+			n++
+		}
+	}
+	return n
 }
 
 func requestKind(r testregistry.Request) string {

@@ -128,13 +128,7 @@ func TestSufficient(t *testing.T) {
 					}
 				}
 			}
-			lookedUp := false
-			for _, r := range reg.Log() {
-				if k := requestKind(r); k == "GET .sig" || k == "GET .att" {
-					lookedUp = true
-				}
-			}
-			if lookedUp != tt.tagLookup {
+			if lookedUp := requestsOf(reg, "GET .sig", "GET .att") > 0; lookedUp != tt.tagLookup {
 				t.Errorf("classic tags looked up: %v, want %v", lookedUp, tt.tagLookup)
 			}
 		})
